@@ -1,0 +1,35 @@
+"""The `refuge` command line: one module per group of commands, one error policy for all."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+import typer
+
+from geo import GeoError
+from refuge_map.cli import geo_commands  # noqa: F401 - registers its commands
+from refuge_map.cli._app import app
+
+__all__ = ["app", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the `refuge` command; bad input prints one line on stderr and exits with code 2."""
+    try:
+        code = typer.main.get_command(app).main(
+            args=list(argv) if argv is not None else None, prog_name="refuge", standalone_mode=False
+        )
+    except click.exceptions.Exit as stop:
+        sys.exit(stop.exit_code)
+    except click.ClickException as usage:
+        usage.show()
+        sys.exit(usage.exit_code)
+    except click.exceptions.Abort:
+        print("refuge: aborted", file=sys.stderr)
+        sys.exit(130)
+    except GeoError as bad_input:
+        print(f"refuge: error: {bad_input}", file=sys.stderr)
+        sys.exit(2)
+    sys.exit(code if isinstance(code, int) else 0)
