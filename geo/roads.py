@@ -1,0 +1,639 @@
+"""Build the road graph, snap positions onto it, and route to asylum.
+
+The roads are the "direct roads" prepared from city to city (Deut 19:3; Mishnah Makkot 2:5).
+A road file holds one LineString per road leg in WGS84; `read_roads` validates it and projects
+it to `geo.crs.REGION_CRS`. `build_road_graph` nodes the legs at their shared end points, splits
+them where they cross the boundary of a city's protecting zone (each crossing becomes a *gate*,
+the first point of asylum along that road) and adds a spur to any city no road reaches.
+`RoadRouter` answers the queries of a simulation without networkx: one multi-source Dijkstra pass
+from the gates ("network flooding", as in ORBIS) gives the road distance to the nearest asylum
+from every node, and positions are snapped onto the nearest road segment.
+
+Whether a position is already inside a zone is the caller's concern, not the router's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from os import PathLike
+from typing import Any
+
+import geopandas as gpd
+import networkx as nx
+import numpy as np
+import pandas as pd
+import shapely
+from numpy.typing import ArrayLike, NDArray
+from pyproj import CRS
+from scipy.sparse import coo_array, csr_array
+from scipy.sparse.csgraph import dijkstra
+from shapely.geometry import LineString, Point
+from shapely.ops import substring
+
+from geo._errors import DataFileError, ParameterError, QueryError
+from geo.crs import REGION_BOUNDS_LONLAT, REGION_CRS, WGS84, check_finite
+
+#: Fields every road leg must carry.
+REQUIRED_FIELDS = ("id", "name", "from", "to", "route", "source", "license")
+
+#: Walking speed behind the `walk_s` edge attribute: 5 km/h, a convenience, not a ruling.
+WALK_SPEED_M_S = 5000.0 / 3600.0
+
+#: End points closer than this (metres) are the same node.
+NODE_TOLERANCE_M = 0.01
+
+_EDGE_FIELDS = ("id", "name", "route", "source", "license")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_roads(path: str | PathLike[str]) -> gpd.GeoDataFrame:
+    """Read and validate a road file, returning its legs in `REGION_CRS`.
+
+    Parameters
+    ----------
+    path
+        A GeoJSON (or any OGR format) file of LineStrings in WGS84 longitude/latitude, each with
+        the fields of `REQUIRED_FIELDS`.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per road leg, projected to `REGION_CRS`.
+
+    Raises
+    ------
+    DataFileError
+        If the file cannot be read, or naming every problem found at once: a missing or empty
+        field, a missing, empty, invalid or non-LineString geometry, coordinates outside
+        `REGION_BOUNDS_LONLAT` (such as longitude and latitude swapped), or a CRS other than
+        WGS84.
+    """
+    source = str(path)
+    try:
+        roads = gpd.read_file(path, engine="pyogrio")
+    except Exception as exc:  # pyogrio raises several unrelated types for unreadable files
+        raise DataFileError(f"cannot read road file: {exc}", source=source) from exc
+    problems = _crs_problems(roads) + _field_problems(roads) + _geometry_problems(roads)
+    if problems:
+        field, value = problems[0][0], problems[0][2]
+        message = "; ".join(f"field {f!r}: {text}" for f, text, _ in problems)
+        raise DataFileError(
+            f"{len(problems)} problem(s) in road file: {message}",
+            source=source,
+            field=field,
+            value=value,
+        )
+    return roads.to_crs(REGION_CRS)
+
+
+_Problem = tuple[str, str, Any]
+
+
+def _crs_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
+    if roads.crs is None:
+        return [("crs", "the file declares no CRS; expected WGS84 lon/lat (EPSG:4326)", None)]
+    if not CRS(roads.crs).equals(WGS84, ignore_axis_order=True):
+        return [("crs", "expected WGS84 lon/lat (EPSG:4326)", roads.crs.to_string())]
+    return []
+
+
+def _field_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
+    problems: list[_Problem] = []
+    for field in REQUIRED_FIELDS:
+        if field not in roads.columns:
+            problems.append((field, "missing", None))
+            continue
+        values = roads[field]
+        empty = values.isna() | (values.astype(str).str.strip() == "")
+        if empty.any():
+            rows = np.flatnonzero(empty.to_numpy()).tolist()
+            problems.append((field, f"empty in rows {rows}", None))
+    return problems
+
+
+def _geometry_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
+    geoms = roads.geometry.to_numpy()
+    checks = {
+        "missing or empty": shapely.is_missing(geoms) | shapely.is_empty(geoms),
+        "not a LineString": shapely.get_type_id(geoms) != shapely.GeometryType.LINESTRING,
+        "invalid": ~shapely.is_valid(geoms),
+    }
+    problems: list[_Problem] = []
+    flagged = np.zeros(len(geoms), dtype=bool)
+    for text, bad in checks.items():
+        bad = bad & ~flagged
+        flagged |= bad
+        if bad.any():
+            problems.append(("geometry", f"{text} in rows {np.flatnonzero(bad).tolist()}", None))
+    problems += _bounds_problems(geoms[~flagged], np.flatnonzero(~flagged))
+    return problems
+
+
+def _bounds_problems(geoms: NDArray[Any], rows: NDArray[np.intp]) -> list[_Problem]:
+    left, bottom, right, top = REGION_BOUNDS_LONLAT
+    bounds = shapely.bounds(geoms).reshape(-1, 4)
+    outside = (
+        (bounds[:, 0] < left)
+        | (bounds[:, 1] < bottom)
+        | (bounds[:, 2] > right)
+        | (bounds[:, 3] > top)
+    )
+    if not outside.any():
+        return []
+    first = shapely.get_coordinates(geoms[outside][0])[0].tolist()
+    text = (
+        f"coordinates outside the region (lon {left}-{right}, lat {bottom}-{top}; "
+        f"longitude and latitude swapped?) in rows {rows[outside].tolist()}"
+    )
+    return [("geometry", text, first)]
+
+
+# --------------------------------------------------------------------------- building
+
+
+@dataclass
+class _Leg:
+    """A piece of road before noding: its geometry and the attributes its edges inherit."""
+
+    geometry: LineString
+    attrs: dict[str, Any]
+    ends: tuple[str, str]
+
+
+def build_road_graph(roads: gpd.GeoDataFrame, zones: gpd.GeoDataFrame) -> nx.MultiGraph:
+    """Build the road graph with a gate node wherever a road enters a city's protecting zone.
+
+    Parameters
+    ----------
+    roads
+        Road legs in `REGION_CRS`, as returned by `read_roads`.
+    zones
+        One row per city, indexed by city id, with the protecting polygon as geometry and the
+        city's site (a shapely Point) in the column ``site``; in `REGION_CRS`.
+
+    Returns
+    -------
+    networkx.MultiGraph
+        Integer nodes with ``x``, ``y``, ``gate`` (the city id, or "" for no gate) and
+        ``waypoint`` (the road file's end point id, the city id for a spur's site, or "");
+        edges with ``geometry`` (oriented from the node at its first coordinate), ``length_m``,
+        ``walk_s``, ``route``, ``source``, ``license``, ``name`` and ``id``.
+        ``G.graph["crs"]`` is `REGION_CRS`. Legs meet only at shared end points.
+
+    Raises
+    ------
+    DataFileError
+        If either frame is not in `REGION_CRS`, or if some city's gates are not connected to
+        the rest of the network (the message names the city).
+    """
+    _check_region_crs(roads, "roads")
+    _check_region_crs(zones, "zones")
+    legs = [_leg_from_record(record) for record in roads.to_dict("records")]
+    for city in zones.index[~zones.geometry.intersects(shapely.union_all(roads.geometry))]:
+        legs = _add_spur(legs, str(city), zones.at[city, "site"])
+    legs = [piece for leg in legs for piece in _split_at_zones(leg, zones)]
+    graph = _graph_from_legs(legs, zones)
+    _check_connected(graph, list(map(str, zones.index)))
+    return graph
+
+
+def _check_region_crs(frame: gpd.GeoDataFrame, name: str) -> None:
+    if frame.crs is None or not CRS(frame.crs).equals(REGION_CRS):
+        crs = None if frame.crs is None else frame.crs.name
+        raise DataFileError("must be in geo.crs.REGION_CRS", source=name, field="crs", value=crs)
+
+
+def _leg_from_record(record: dict[str, Any]) -> _Leg:
+    attrs = {field: record[field] for field in _EDGE_FIELDS}
+    return _Leg(record["geometry"], attrs, (str(record["from"]), str(record["to"])))
+
+
+def _add_spur(legs: list[_Leg], city: str, site: Point) -> list[_Leg]:
+    """Join `site` to the nearest point of the network, splitting the leg it lands on."""
+    tree = shapely.STRtree([leg.geometry for leg in legs])
+    nearest = int(tree.query_nearest(site)[0])
+    target = legs[nearest]
+    along = target.geometry.project(site)
+    foot = target.geometry.interpolate(along)
+    spur = _Leg(
+        LineString([site, foot]),
+        {
+            "id": f"spur_{city}",
+            "name": f"spur to {city}",
+            "route": "spur",
+            "source": "generated: straight spur from the city site to the nearest road",
+            "license": "generated",
+        },
+        (city, ""),
+    )
+    return [*legs[:nearest], *_split_leg(target, [along]), *legs[nearest + 1 :], spur]
+
+
+def _split_leg(leg: _Leg, cuts: Sequence[float]) -> list[_Leg]:
+    """Cut a leg at distances along it; pieces shorter than the node tolerance are dropped."""
+    bounds = [0.0, *sorted(c for c in cuts if 0.0 < c < leg.geometry.length), leg.geometry.length]
+    pieces = []
+    for start, end in pairwise(bounds):
+        if end - start > NODE_TOLERANCE_M:
+            piece = substring(leg.geometry, start, end)
+            first, last = (
+                leg.ends[0] if start == 0.0 else "",
+                leg.ends[1] if end == bounds[-1] else "",
+            )
+            pieces.append(_Leg(piece, leg.attrs, (first, last)))
+    return pieces
+
+
+def _split_at_zones(leg: _Leg, zones: gpd.GeoDataFrame) -> list[_Leg]:
+    crossings = shapely.intersection(leg.geometry, zones.geometry.boundary.to_numpy())
+    points = shapely.get_coordinates(crossings)
+    if len(points) == 0:
+        return [leg]
+    along = shapely.line_locate_point(leg.geometry, shapely.points(points))
+    return _split_leg(leg, along.tolist())
+
+
+def _graph_from_legs(legs: list[_Leg], zones: gpd.GeoDataFrame) -> nx.MultiGraph:
+    graph = nx.MultiGraph(crs=REGION_CRS)
+    index: dict[tuple[float, float], int] = {}
+    boundaries = zones.geometry.boundary
+    for leg in legs:
+        coords = shapely.get_coordinates(leg.geometry)
+        ends = [
+            _node(graph, index, coords[i], name) for i, name in zip((0, -1), leg.ends, strict=True)
+        ]
+        length = float(leg.geometry.length)
+        graph.add_edge(
+            *ends,
+            geometry=leg.geometry,
+            length_m=length,
+            walk_s=length / WALK_SPEED_M_S,
+            **leg.attrs,
+        )
+    for _, data in graph.nodes(data=True):
+        on_boundary = boundaries.distance(Point(data["x"], data["y"])) < NODE_TOLERANCE_M
+        data["gate"] = str(on_boundary.idxmax()) if on_boundary.any() else ""
+    return graph
+
+
+def _node(
+    graph: nx.MultiGraph, index: dict[tuple[float, float], int], xy: NDArray[np.float64], name: str
+) -> int:
+    """The node at `xy` (within `NODE_TOLERANCE_M`), created if new."""
+    key = (round(float(xy[0]) / NODE_TOLERANCE_M), round(float(xy[1]) / NODE_TOLERANCE_M))
+    if key not in index:
+        index[key] = len(index)
+        graph.add_node(index[key], x=float(xy[0]), y=float(xy[1]), waypoint="")
+    if name and not graph.nodes[index[key]]["waypoint"]:
+        graph.nodes[index[key]]["waypoint"] = name
+    return index[key]
+
+
+def _check_connected(graph: nx.MultiGraph, cities: list[str]) -> None:
+    main = max(nx.connected_components(graph), key=len, default=set())
+    gated = {data["gate"] for node, data in graph.nodes(data=True) if node in main}
+    cut_off = [city for city in cities if city not in gated]
+    if cut_off:
+        raise DataFileError(
+            "no road from the main network reaches the zone of these cities (disconnected data)",
+            source="roads",
+            field="city",
+            value=cut_off,
+        )
+
+
+# --------------------------------------------------------------------------- converting
+
+
+def _oriented_edges(graph: nx.MultiGraph) -> Iterator[tuple[int, int, int, dict[str, Any]]]:
+    """Edges as (u, v, key, data) with u the node at the first coordinate of the geometry."""
+    for u, v, key, data in graph.edges(keys=True, data=True):
+        x0, y0 = data["geometry"].coords[0]
+        nu, nv = graph.nodes[u], graph.nodes[v]
+        u_first = np.hypot(nu["x"] - x0, nu["y"] - y0) <= np.hypot(nv["x"] - x0, nv["y"] - y0)
+        yield (u, v, key, data) if u_first else (v, u, key, data)
+
+
+def graph_to_gdfs(graph: nx.MultiGraph) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    """Convert a road graph to a node and an edge GeoDataFrame.
+
+    Parameters
+    ----------
+    graph
+        A graph from `build_road_graph`.
+
+    Returns
+    -------
+    nodes, edges
+        Nodes indexed by node id with Point geometry; edges indexed by (u, v, key) with their
+        LineString oriented from u to v. Both in ``graph.graph["crs"]``.
+    """
+    crs = graph.graph["crs"]
+    node_ids = list(graph.nodes)
+    xy = [(graph.nodes[n]["x"], graph.nodes[n]["y"]) for n in node_ids]
+    nodes = gpd.GeoDataFrame(
+        [graph.nodes[n] for n in node_ids],
+        index=pd.Index(node_ids, name="node"),
+        geometry=shapely.points(np.array(xy).reshape(-1, 2)),
+        crs=crs,
+    )
+    records = list(_oriented_edges(graph))
+    edges = gpd.GeoDataFrame(
+        [data for *_, data in records],
+        index=pd.MultiIndex.from_tuples([r[:3] for r in records], names=["u", "v", "key"]),
+        geometry="geometry",
+        crs=crs,
+    )
+    return nodes, edges
+
+
+def gdfs_to_graph(nodes: gpd.GeoDataFrame, edges: gpd.GeoDataFrame) -> nx.MultiGraph:
+    """Convert node and edge GeoDataFrames (as from `graph_to_gdfs`) back to a road graph."""
+    graph = nx.MultiGraph(crs=nodes.crs)
+    graph.add_nodes_from(
+        (node, row) for node, row in nodes.drop(columns="geometry").to_dict("index").items()
+    )
+    graph.add_edges_from((u, v, key, row) for (u, v, key), row in edges.to_dict("index").items())
+    return graph
+
+
+# --------------------------------------------------------------------------- routing
+
+
+@dataclass(frozen=True)
+class Snap:
+    """Where positions meet the road network: one entry per position.
+
+    Attributes
+    ----------
+    edge
+        Index into `RoadRouter.edge_geometries` of the nearest road segment.
+    u, v
+        Node indices of that edge's first and last coordinate.
+    along_m
+        Distance from u along the edge to the snapped point.
+    offroad_m
+        Straight distance from the position to the snapped point.
+    x, y
+        The snapped point.
+    """
+
+    edge: NDArray[np.intp]
+    u: NDArray[np.intp]
+    v: NDArray[np.intp]
+    along_m: NDArray[np.float64]
+    offroad_m: NDArray[np.float64]
+    x: NDArray[np.float64]
+    y: NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Route:
+    """The way from one position to the nearest gate of a city.
+
+    Attributes
+    ----------
+    geometry
+        From the position, the off-road leg to the road, then along the roads to the gate.
+    length_m
+        Length of `geometry`.
+    offroad_m
+        Length of the off-road leg.
+    city
+        The city whose gate is reached.
+    gate_node
+        Node index (equal to the graph's node id for graphs from `build_road_graph`) of the gate.
+    nodes
+        Node indices along the road, from the end of the snapped edge to the gate.
+    """
+
+    geometry: LineString
+    length_m: float
+    offroad_m: float
+    city: str
+    gate_node: int
+    nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Flood:
+    """One multi-source Dijkstra pass from the gates of a set of cities."""
+
+    dist: NDArray[np.float64]
+    pred: NDArray[np.int32]
+    city: NDArray[np.str_]
+
+
+class RoadRouter:
+    """Fast queries on a road graph: snapping, distance to the nearest gate, routes.
+
+    Parameters
+    ----------
+    graph
+        A graph from `build_road_graph` (or `gdfs_to_graph`).
+
+    Attributes
+    ----------
+    node_ids
+        Graph node id of each node index.
+    node_x, node_y
+        Node coordinates (metres, `REGION_CRS`) by node index.
+    node_gate
+        City id of each gate node, "" elsewhere.
+    edge_u, edge_v
+        Node index at the first and last coordinate of each edge.
+    edge_geometries
+        Edge LineStrings, oriented from `edge_u` to `edge_v`.
+    edge_length_m
+        Edge lengths.
+    matrix
+        Symmetric CSR matrix of the shortest edge length between each pair of adjacent nodes.
+    """
+
+    def __init__(self, graph: nx.MultiGraph) -> None:
+        self.node_ids = np.array(list(graph.nodes))
+        position = {node: i for i, node in enumerate(self.node_ids.tolist())}
+        self.node_x = np.array([d["x"] for _, d in graph.nodes(data=True)], dtype=np.float64)
+        self.node_y = np.array([d["y"] for _, d in graph.nodes(data=True)], dtype=np.float64)
+        self.node_gate = np.array([d.get("gate", "") for _, d in graph.nodes(data=True)], dtype=str)
+        edges = list(_oriented_edges(graph))
+        self.edge_u = np.array([position[u] for u, *_ in edges], dtype=np.intp)
+        self.edge_v = np.array([position[v] for _, v, *_ in edges], dtype=np.intp)
+        self.edge_geometries = np.array([d["geometry"] for *_, d in edges], dtype=object)
+        self.edge_length_m = shapely.length(self.edge_geometries)
+        self.matrix = self._adjacency()
+        self._tree = shapely.STRtree(self.edge_geometries)
+        self._edge_of_pair = self._shortest_edge_of_pair()
+        self._floods: dict[tuple[str, ...], _Flood] = {}
+
+    def _shortest_edge_of_pair(self) -> dict[tuple[int, int], int]:
+        best: dict[tuple[int, int], int] = {}
+        for edge in np.argsort(self.edge_length_m)[::-1].tolist():
+            u, v = int(self.edge_u[edge]), int(self.edge_v[edge])
+            best[(u, v)] = best[(v, u)] = edge
+        return best
+
+    def _adjacency(self) -> csr_array:
+        n = len(self.node_ids)
+        loop = self.edge_u == self.edge_v
+        rows = np.concatenate([self.edge_u[~loop], self.edge_v[~loop]])
+        cols = np.concatenate([self.edge_v[~loop], self.edge_u[~loop]])
+        length = np.tile(self.edge_length_m[~loop], 2)
+        # keep the shortest of parallel edges: sort longest first, let later entries win
+        order = np.lexsort((-length, cols, rows))
+        rows, cols, length = rows[order], cols[order], length[order]
+        last = np.r_[(rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]), True]
+        return coo_array((length[last], (rows[last], cols[last])), shape=(n, n)).tocsr()
+
+    @property
+    def cities(self) -> tuple[str, ...]:
+        """City ids that have at least one gate, sorted."""
+        return tuple(sorted(set(self.node_gate.tolist()) - {""}))
+
+    def snap(self, x: ArrayLike, y: ArrayLike) -> Snap:
+        """Snap positions onto their nearest road segment.
+
+        Parameters
+        ----------
+        x, y
+            Positions in `REGION_CRS` (metres), scalars or 1-d arrays of one length.
+
+        Returns
+        -------
+        Snap
+            Arrays of the positions' length.
+
+        Raises
+        ------
+        QueryError
+            If a coordinate is not finite.
+        """
+        px, py = (np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in np.broadcast_arrays(x, y))
+        check_finite(px, "x")
+        check_finite(py, "y")
+        points = shapely.points(px, py)
+        (which, hit), _ = self._tree.query_nearest(points, return_distance=True, all_matches=False)
+        edge = np.empty(len(px), dtype=np.intp)
+        edge[which] = hit
+        lines = self.edge_geometries[edge]
+        along = shapely.line_locate_point(lines, points)
+        foot = shapely.get_coordinates(shapely.line_interpolate_point(lines, along))
+        offroad = np.hypot(foot[:, 0] - px, foot[:, 1] - py)
+        return Snap(
+            edge, self.edge_u[edge], self.edge_v[edge], along, offroad, foot[:, 0], foot[:, 1]
+        )
+
+    def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
+        """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
+        indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
+        return np.asarray(dijkstra(self.matrix, directed=False, indices=indices, min_only=True))
+
+    def _flood(self, cities: Sequence[str] | None) -> _Flood:
+        key = self.cities if cities is None else tuple(sorted(set(cities)))
+        if key not in self._floods:
+            unknown = sorted(set(key) - set(self.cities))
+            if unknown or not key:
+                raise ParameterError(
+                    f"no gates for these cities; known: {list(self.cities)}",
+                    field="cities",
+                    value=unknown or list(key),
+                )
+            gates = np.flatnonzero(np.isin(self.node_gate, key))
+            dist, pred, src = dijkstra(
+                self.matrix,
+                directed=False,
+                indices=gates,
+                min_only=True,
+                return_predecessors=True,
+            )
+            city = np.where(src >= 0, self.node_gate[np.maximum(src, 0)], "")
+            self._floods[key] = _Flood(dist, pred, city)
+        return self._floods[key]
+
+    def _nearest_end(
+        self, snap: Snap, flood: _Flood
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """For each snapped position, the edge end to walk to and the road distance via it."""
+        via_u = snap.along_m + flood.dist[snap.u]
+        via_v = self.edge_length_m[snap.edge] - snap.along_m + flood.dist[snap.v]
+        take_u = via_u <= via_v
+        return np.where(take_u, snap.u, snap.v), np.where(take_u, via_u, via_v)
+
+    def distance_to_gates(
+        self, x: ArrayLike, y: ArrayLike, cities: Sequence[str] | None = None
+    ) -> tuple[NDArray[np.float64], NDArray[np.str_]]:
+        """Off-road leg plus road distance from each position to the nearest gate.
+
+        Parameters
+        ----------
+        x, y
+            Positions in `REGION_CRS` (metres), scalars or 1-d arrays of one length.
+        cities
+            City ids whose gates count; default all. The Dijkstra pass is cached per set.
+
+        Returns
+        -------
+        dist_m, city
+            Distance in metres and the city reached; inf and "" where no gate is reachable.
+
+        Raises
+        ------
+        ParameterError
+            If a city has no gate in the graph, or `cities` is empty.
+        QueryError
+            If a coordinate is not finite.
+        """
+        flood = self._flood(cities)
+        snap = self.snap(x, y)
+        end, road = self._nearest_end(snap, flood)
+        return snap.offroad_m + road, flood.city[end]
+
+    def route(self, x: float, y: float, city: str) -> Route:
+        """The shortest way from one position to the nearest gate of `city`.
+
+        Raises
+        ------
+        ParameterError
+            If `city` has no gate in the graph.
+        QueryError
+            If the position is not finite or no gate of `city` can be reached from it.
+        """
+        flood = self._flood([city])
+        snap = self.snap(x, y)
+        end_arr, road = self._nearest_end(snap, flood)
+        end = int(end_arr[0])
+        if not np.isfinite(road[0]):
+            raise QueryError(f"no road leads to {city}", field="city", value=city)
+        nodes = self._path_to_source(end, flood.pred)
+        on_edge = self._edge_part(snap, end)
+        coords = np.vstack([[x, y], on_edge, self._path_coords(nodes)])
+        offroad = float(snap.offroad_m[0])
+        return Route(LineString(coords), offroad + float(road[0]), offroad, city, nodes[-1], nodes)
+
+    @staticmethod
+    def _path_to_source(node: int, pred: NDArray[np.int32]) -> tuple[int, ...]:
+        path = [node]
+        while pred[path[-1]] >= 0:
+            path.append(int(pred[path[-1]]))
+        return tuple(path)
+
+    def _edge_part(self, snap: Snap, end: int) -> NDArray[np.float64]:
+        """Coordinates from the snapped point along its edge to the edge end `end`."""
+        line = self.edge_geometries[snap.edge[0]]
+        along = float(snap.along_m[0])
+        if end == snap.u[0]:
+            return shapely.get_coordinates(substring(line, along, 0.0))
+        return shapely.get_coordinates(substring(line, along, line.length))
+
+    def _path_coords(self, nodes: tuple[int, ...]) -> NDArray[np.float64]:
+        """Coordinates along the road through `nodes` (each leg's first point dropped)."""
+        coords = [np.empty((0, 2))]
+        for a, b in pairwise(nodes):
+            edge = self._edge_of_pair[(a, b)]
+            line = shapely.get_coordinates(self.edge_geometries[edge])
+            coords.append((line if self.edge_u[edge] == a else line[::-1])[1:])
+        return np.vstack(coords)

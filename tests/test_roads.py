@@ -1,0 +1,307 @@
+"""Tests of geo.roads: reading road files, the road graph and its gates, snapping and routing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import networkx as nx
+import numpy as np
+import pytest
+import shapely
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from shapely.geometry import LineString, Point, box
+
+from geo._errors import DataFileError, ParameterError
+from geo.crs import REGION_CRS
+from geo.roads import (
+    REQUIRED_FIELDS,
+    RoadRouter,
+    build_road_graph,
+    gdfs_to_graph,
+    graph_to_gdfs,
+    read_roads,
+)
+
+# --------------------------------------------------------------------------- synthetic fixtures
+#
+#   north (10000, 10000) ---- c (L-shaped, drawn from north to west) ---- (0, 10000)
+#        |                                                                    |
+#        b                                           lonely (4000, 3000)      |
+#        |                                                                    |
+#   (10000, 0) ---------- a1 (10 km) ---------- (0, 0) ------------------------
+#        |
+#        a2 ---- east (20000, 0)
+
+ZONE_HALF_M = 1000.0
+
+
+def _roads(legs: list[tuple[str, list[tuple[float, float]]]]) -> gpd.GeoDataFrame:
+    rows = [
+        {
+            "id": leg_id,
+            "name": f"road {leg_id}",
+            "from": f"{leg_id}_start",
+            "to": f"{leg_id}_end",
+            "route": "test_route",
+            "source": "synthetic",
+            "license": "CC0",
+            "geometry": LineString(coords),
+        }
+        for leg_id, coords in legs
+    ]
+    return gpd.GeoDataFrame(rows, crs=REGION_CRS)
+
+
+def _zones(sites: dict[str, tuple[float, float]]) -> gpd.GeoDataFrame:
+    return gpd.GeoDataFrame(
+        {"site": [Point(xy) for xy in sites.values()]},
+        geometry=[
+            box(x - ZONE_HALF_M, y - ZONE_HALF_M, x + ZONE_HALF_M, y + ZONE_HALF_M)
+            for x, y in sites.values()
+        ],
+        index=list(sites),
+        crs=REGION_CRS,
+    )
+
+
+ROADS = _roads(
+    [
+        ("a1", [(0, 0), (10000, 0)]),
+        ("a2", [(10000, 0), (20000, 0)]),
+        ("b", [(10000, 0), (10000, 10000)]),
+        ("c", [(10000, 10000), (0, 10000), (0, 0)]),
+    ]
+)
+ZONES = _zones({"east": (20000, 0), "north": (10000, 10000), "lonely": (4000, 3000)})
+
+
+@pytest.fixture(scope="module")
+def graph() -> nx.MultiGraph:
+    return build_road_graph(ROADS, ZONES)
+
+
+@pytest.fixture(scope="module")
+def router(graph: nx.MultiGraph) -> RoadRouter:
+    return RoadRouter(graph)
+
+
+def _gates(graph: nx.MultiGraph, city: str) -> list[tuple[float, float]]:
+    return sorted((d["x"], d["y"]) for _, d in graph.nodes(data=True) if d["gate"] == city)
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+def test_gates_where_roads_enter_zones(graph: nx.MultiGraph) -> None:
+    assert _gates(graph, "east") == [(19000.0, 0.0)]
+    assert _gates(graph, "north") == [(9000.0, 10000.0), (10000.0, 9000.0)]
+    assert graph.graph["crs"] == REGION_CRS
+
+
+def test_spur_for_a_city_no_road_reaches(graph: nx.MultiGraph) -> None:
+    spurs = [d for *_, d in graph.edges(data=True) if d["route"] == "spur"]
+    assert sum(d["length_m"] for d in spurs) == pytest.approx(3000.0)
+    assert _gates(graph, "lonely") == [(4000.0, 2000.0)]
+    foot = [n for n, d in graph.nodes(data=True) if (d["x"], d["y"]) == (4000.0, 0.0)]
+    assert graph.degree(foot[0]) == 3  # the road a1 was split where the spur meets it
+
+
+def test_edge_attributes(graph: nx.MultiGraph) -> None:
+    for _, _, data in graph.edges(data=True):
+        assert data["length_m"] == pytest.approx(data["geometry"].length)
+        assert data["walk_s"] == pytest.approx(data["length_m"] / (5000 / 3600))
+        assert data["source"]
+
+
+def test_disconnected_city_is_named() -> None:
+    roads = _roads([("a", [(0, 0), (20000, 0)]), ("island", [(40000, 30000), (40000, 40000)])])
+    zones = _zones({"east": (20000, 0), "far": (40000, 40000)})
+    with pytest.raises(DataFileError, match=r"field 'city'.*far"):
+        build_road_graph(roads, zones)
+
+
+def test_graph_gdf_round_trip(graph: nx.MultiGraph) -> None:
+    nodes, edges = graph_to_gdfs(graph)
+    assert nodes.crs == REGION_CRS
+    assert len(nodes) == graph.number_of_nodes()
+    assert len(edges) == graph.number_of_edges()
+    for (u, _, _), line in edges.geometry.items():
+        assert Point(line.coords[0]).distance(nodes.geometry[u]) < 1e-6
+    again = gdfs_to_graph(nodes, edges)
+    assert nx.utils.graphs_equal(nx.MultiGraph(again), nx.MultiGraph(graph))
+
+
+# --------------------------------------------------------------------------- snapping and routing
+
+
+def test_snap_to_the_middle_of_a_long_segment(router: RoadRouter) -> None:
+    snap = router.snap(5500.0, 120.0)
+    assert snap.offroad_m[0] == pytest.approx(120.0)
+    assert (snap.x[0], snap.y[0]) == pytest.approx((5500.0, 0.0))
+    line = router.edge_geometries[snap.edge[0]]
+    assert shapely.get_coordinates(line)[:, 1] == pytest.approx([0.0, 0.0])
+
+
+def test_route_geometry_matches_its_length(router: RoadRouter) -> None:
+    route = router.route(5500.0, 120.0, "east")
+    assert route.geometry.length == pytest.approx(route.length_m)
+    assert route.geometry.coords[0] == (5500.0, 120.0)
+    assert route.geometry.coords[-1] == pytest.approx((19000.0, 0.0))
+    assert route.length_m == pytest.approx(120.0 + 13500.0)
+    assert route.offroad_m == pytest.approx(120.0)
+    assert router.node_gate[route.gate_node] == "east"
+    dist, city = router.distance_to_gates(5500.0, 120.0, ["east"])
+    assert (dist[0], city[0]) == (pytest.approx(route.length_m), "east")
+
+
+def test_route_follows_a_multi_vertex_road(router: RoadRouter) -> None:
+    route = router.route(-300.0, 5000.0, "north")
+    assert route.length_m == pytest.approx(300.0 + 5000.0 + 9000.0)
+    assert route.geometry.length == pytest.approx(route.length_m)
+    assert (0.0, 10000.0) in route.geometry.coords
+
+
+def test_unknown_city_raises(router: RoadRouter) -> None:
+    with pytest.raises(ParameterError, match="cities"):
+        router.distance_to_gates(0.0, 0.0, ["atlantis"])
+
+
+def _networkx_reference(
+    graph: nx.MultiGraph, router: RoadRouter, x: np.ndarray, y: np.ndarray
+) -> np.ndarray:
+    gates = [n for n, d in graph.nodes(data=True) if d["gate"]]
+    node_dist = nx.multi_source_dijkstra_path_length(graph, gates, weight="length_m")
+    snap = router.snap(x, y)
+    ids = router.node_ids
+    via_u = snap.along_m + np.array([node_dist[ids[u]] for u in snap.u])
+    via_v = (
+        router.edge_length_m[snap.edge]
+        - snap.along_m
+        + np.array([node_dist[ids[v]] for v in snap.v])
+    )
+    return snap.offroad_m + np.minimum(via_u, via_v)
+
+
+coords = st.lists(
+    st.tuples(st.floats(-5000, 25000, allow_nan=False), st.floats(-5000, 15000, allow_nan=False)),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(points=coords)
+def test_distance_to_gates_vectorized_scalar_networkx(
+    graph: nx.MultiGraph, router: RoadRouter, points: list[tuple[float, float]]
+) -> None:
+    x, y = np.array(points).T
+    dist, city = router.distance_to_gates(x, y)
+    scalar = [router.distance_to_gates(px, py) for px, py in points]
+    np.testing.assert_allclose(dist, [d[0] for d, _ in scalar])
+    assert city.tolist() == [c[0] for _, c in scalar]
+    np.testing.assert_allclose(dist, _networkx_reference(graph, router, x, y))
+    assert set(city.tolist()) <= {"east", "north", "lonely"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(points=coords)
+def test_snap_finds_the_nearest_road(router: RoadRouter, points: list[tuple[float, float]]) -> None:
+    x, y = np.array(points).T
+    snap = router.snap(x, y)
+    brute = shapely.distance(shapely.points(x, y)[:, None], router.edge_geometries[None, :])
+    np.testing.assert_allclose(snap.offroad_m, brute.min(axis=1), atol=1e-6)
+
+
+def test_node_distances_from_a_node(router: RoadRouter) -> None:
+    start = int(np.flatnonzero((router.node_x == 0) & (router.node_y == 0))[0])
+    dist = router.node_distances([start])
+    assert dist[start] == 0.0
+    east_gate = np.flatnonzero(router.node_gate == "east")[0]
+    assert dist[east_gate] == pytest.approx(19000.0)
+    assert router.matrix.shape == (len(router.node_x),) * 2
+
+
+def test_unreachable_position_is_inf() -> None:
+    roads = _roads([("a", [(0, 0), (10000, 0)]), ("z", [(50000, 0), (60000, 0)])])
+    zones = _zones({"east": (10000, 0)})
+    router = RoadRouter(build_road_graph(roads, zones))
+    dist, city = router.distance_to_gates([55000.0, 5000.0], [10.0, 0.0])
+    assert np.isinf(dist[0])
+    assert city.tolist() == ["", "east"]
+    assert dist[1] == pytest.approx(4000.0)
+
+
+# --------------------------------------------------------------------------- bad data files
+
+GOOD_LINE = [[35.10222, 31.525087], [35.207639, 31.704306]]
+
+
+def _feature(**changes: Any) -> dict[str, Any]:
+    properties = {field: f"{field} value" for field in REQUIRED_FIELDS}
+    feature = {
+        "type": "Feature",
+        "properties": properties,
+        "geometry": {"type": "LineString", "coordinates": GOOD_LINE},
+    }
+    for key, value in changes.items():
+        if key == "geometry":
+            feature["geometry"] = value
+        elif value is None:
+            properties.pop(key)
+        else:
+            properties[key] = value
+    return feature
+
+
+def _write(tmp_path: Path, features: list[dict[str, Any]], **extra: Any) -> Path:
+    path = tmp_path / "roads.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", **extra, "features": features}))
+    return path
+
+
+def test_read_good_file(tmp_path: Path) -> None:
+    roads = read_roads(_write(tmp_path, [_feature()]))
+    assert roads.crs == REGION_CRS
+    assert roads.geometry.length.iloc[0] == pytest.approx(22200, rel=0.05)
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"source": None}, "source"),
+        ({"geometry": None}, "geometry"),
+        ({"geometry": {"type": "LineString", "coordinates": []}}, "geometry"),
+        ({"geometry": {"type": "Point", "coordinates": GOOD_LINE[0]}}, "geometry"),
+        (
+            {"geometry": {"type": "LineString", "coordinates": [p[::-1] for p in GOOD_LINE]}},
+            "geometry",
+        ),
+    ],
+    ids=["missing field", "null geometry", "empty geometry", "point", "swapped lon/lat"],
+)
+def test_bad_file_raises(tmp_path: Path, changes: dict[str, Any], field: str) -> None:
+    path = _write(tmp_path, [_feature(), _feature(**changes)])
+    with pytest.raises(DataFileError, match=f"field '{field}'") as info:
+        read_roads(path)
+    assert str(path) in str(info.value)
+    assert info.value.source == str(path)
+
+
+def test_wrong_crs_raises(tmp_path: Path) -> None:
+    crs = {"type": "name", "properties": {"name": "urn:ogc:def:crs:EPSG::3857"}}
+    path = _write(tmp_path, [_feature()], crs=crs)
+    with pytest.raises(DataFileError, match="field 'crs'") as info:
+        read_roads(path)
+    assert str(path) in str(info.value)
+
+
+def test_all_problems_in_one_message(tmp_path: Path) -> None:
+    path = _write(tmp_path, [_feature(source=None, name=None), _feature(geometry=None)])
+    with pytest.raises(DataFileError, match="3 problem") as info:
+        read_roads(path)
+    for field in ("source", "name", "geometry"):
+        assert f"field '{field}'" in str(info.value)
