@@ -1,0 +1,27 @@
+"""The law of exile: who goes into banishment, under every opinion, with citations.
+
+Pure logic over the facts of a killing; it knows no geometry.
+"""
+
+from refuge_map.law.case import Case, ContradictoryFactsError, Killer, Victim
+from refuge_map.law.judge import bearing_disputes, judge, rulings_across_opinions
+from refuge_map.law.opinions import DISPUTES, Dispute, Opinions, parse_opinions
+from refuge_map.law.ruling import Consequences, Ruling, TraceStep, Verdict
+
+__all__ = [
+    "DISPUTES",
+    "Case",
+    "Consequences",
+    "ContradictoryFactsError",
+    "Dispute",
+    "Killer",
+    "Opinions",
+    "Ruling",
+    "TraceStep",
+    "Verdict",
+    "Victim",
+    "bearing_disputes",
+    "judge",
+    "parse_opinions",
+    "rulings_across_opinions",
+]

@@ -1,0 +1,168 @@
+"""Read case files (bare facts, or shipped cases with their seed and expected verdicts)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from refuge_map._loading import read_mapping, validation_error
+from refuge_map.errors import RefugeError
+from refuge_map.law.case import Case, ContradictoryFactsError
+from refuge_map.law.opinions import Opinions, opinions_from
+from refuge_map.law.ruling import ExileWithin, Verdict
+
+DATA_ENV = "REFUGE_MAP_DATA"
+DEFAULT_KEY = "default"
+
+
+def data_dir() -> Path:
+    """The data folder: ``$REFUGE_MAP_DATA`` if set, else the repository's ``data/``."""
+    override = os.environ.get(DATA_ENV)
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "data"
+
+
+def cases_dir() -> Path:
+    """The folder of shipped cases, ``<data>/cases``."""
+    return data_dir() / "cases"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SeedQuote(_Frozen):
+    """Where a shipped case comes from: a seed file and the sentence quoted from it."""
+
+    file: str = Field(description="File name in the seeds folder.")
+    quote: str = Field(description="The sentence of the seed the case writes down, verbatim.")
+
+
+class ExpectedConsequences(_Frozen):
+    """What exile entails under the default opinions, where the seed says so."""
+
+    life_exile: bool
+    exile_within: ExileWithin
+
+
+class ShippedCase(_Frozen):
+    """One case of the seeds, its facts, and the verdict expected under each opinion setting.
+
+    ``expected`` maps ``default`` and settings such as ``blade=rabbi`` or
+    ``enemy=shimon, head_out=eliezer_ben_jacob`` (other disputes at their defaults) to verdicts.
+    """
+
+    title: str
+    seed: SeedQuote
+    case: Case
+    expected: dict[str, Verdict]
+    consequences: ExpectedConsequences | None = None
+
+    @field_validator("expected")
+    @classmethod
+    def _settings_are_known(cls, expected: dict[str, Verdict]) -> dict[str, Verdict]:
+        if DEFAULT_KEY not in expected:
+            raise ValueError(f"expected needs a {DEFAULT_KEY!r} verdict")
+        for setting in expected:
+            opinion_settings(setting)
+        return expected
+
+    def expectations(self) -> list[tuple[dict[str, str], Verdict]]:
+        """Each opinion setting (dispute key to sage) with the verdict expected under it."""
+        return [(opinion_settings(key), verdict) for key, verdict in self.expected.items()]
+
+
+def opinion_settings(setting: str) -> dict[str, str]:
+    """Parse ``default`` or ``key=sage, key=sage`` into a mapping, checking keys and sages.
+
+    Raises
+    ------
+    RefugeError
+        On a malformed setting, an unknown dispute key or an unknown sage.
+    """
+    if setting == DEFAULT_KEY:
+        return {}
+    chosen = dict(part.strip().partition("=")[::2] for part in setting.split(","))
+    opinions_from(chosen, source=None)
+    return chosen
+
+
+def opinions_for(setting: dict[str, str]) -> Opinions:
+    """The `Opinions` of a parsed setting, the other disputes at their defaults."""
+    return Opinions.model_validate(setting)
+
+
+def load_case_file(path: str | Path) -> tuple[Case, ShippedCase | None]:
+    """Read a case file: bare facts, or a shipped case (with ``title``, ``seed``, ``case``).
+
+    Raises
+    ------
+    RefugeError
+        With the file, the field path, the value and, where useful, the valid choices of the
+        first problem found (unknown field, wrong type, contradictory facts).
+    """
+    data = read_mapping(path)
+    model: type[BaseModel] = ShippedCase if "case" in data else Case
+    try:
+        parsed = model.model_validate(data)
+    except ValidationError as err:
+        raise _case_error(err, model, str(path)) from None
+    if isinstance(parsed, ShippedCase):
+        return parsed.case, parsed
+    assert isinstance(parsed, Case)
+    return parsed, None
+
+
+def shipped_cases() -> list[tuple[Path, ShippedCase]]:
+    """Every shipped case, in file-name order.
+
+    Raises
+    ------
+    RefugeError
+        If a shipped case file is invalid.
+    """
+    found = []
+    for path in sorted(cases_dir().glob("*.yaml")):
+        _, shipped = load_case_file(path)
+        if shipped is None:
+            raise RefugeError(
+                "a shipped case needs title, seed, case and expected", source=str(path)
+            )
+        found.append((path, shipped))
+    return found
+
+
+def _case_error(err: ValidationError, model: type[BaseModel], source: str) -> RefugeError:
+    """One line for the first problem, naming the field and, where missing, the valid choices."""
+    first = err.errors()[0]
+    loc = tuple(str(part) for part in first["loc"])
+    more = len(err.errors()) - 1
+    tail = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
+    contradiction = first.get("ctx", {}).get("error")
+    if isinstance(contradiction, ContradictoryFactsError):
+        field = ".".join((*loc, contradiction.field))
+        return RefugeError(
+            f"{contradiction}{tail}", source=source, field=field, value=contradiction.value
+        )
+    if first["type"] == "value_error" and isinstance(contradiction, RefugeError):
+        return RefugeError(f"{contradiction}{tail}", source=source, field=".".join(loc))
+    if first["type"] == "extra_forbidden":
+        owner = _model_at(model, loc[:-1])
+        valid = ", ".join(owner.model_fields) if owner else "see `refuge judge --schema`"
+        return RefugeError(
+            f"unknown field; valid fields: {valid}{tail}", source=source, field=".".join(loc)
+        )
+    return validation_error(err, source)
+
+
+def _model_at(model: type[BaseModel], loc: tuple[str, ...]) -> type[BaseModel] | None:
+    """The nested model that holds the field at `loc`, or None past a non-model field."""
+    current: Any = model
+    for part in loc:
+        field = current.model_fields.get(part)
+        current = field.annotation if field else None
+        if not (isinstance(current, type) and issubclass(current, BaseModel)):
+            return None
+    return current
