@@ -4,15 +4,47 @@ It knows nothing of law, simulation or HTML.
 """
 
 from geo._errors import DataFileError, GeoError, ParameterError, QueryError
+from geo.asylum import BOUGH_OPINIONS, DEFAULT_BOUGH_OPINION, ZONE_KINDS
 from geo.crs import REGION_CRS, WGS84, to_lonlat, to_metric
+from geo.designation import (
+    ALL_SIX,
+    EAST_THREE,
+    MOSES_THEN_JOSHUA,
+    WEST_THREE,
+    Designation,
+    DesignationTimeline,
+)
+from geo.network import Location, Reach, RefugeNetwork, default_data_dir, load_network
+from geo.places import CITY_IDS
+from geo.roads import Route
+from geo.zones import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, TECHUM_MODES
 
 __all__ = [
+    "ALL_SIX",
+    "BOUGH_OPINIONS",
+    "CITY_IDS",
+    "CUBIT_PRESETS",
+    "DEFAULT_BOUGH_OPINION",
+    "EAST_THREE",
+    "MOSES_THEN_JOSHUA",
     "REGION_CRS",
+    "TECHUM_CUBIT_PRESETS",
+    "TECHUM_MODES",
+    "WEST_THREE",
     "WGS84",
+    "ZONE_KINDS",
     "DataFileError",
+    "Designation",
+    "DesignationTimeline",
     "GeoError",
+    "Location",
     "ParameterError",
     "QueryError",
+    "Reach",
+    "RefugeNetwork",
+    "Route",
+    "default_data_dir",
+    "load_network",
     "to_lonlat",
     "to_metric",
 ]

@@ -21,7 +21,12 @@ class GeoError(ValueError):
     """
 
     def __init__(
-        self, message: str, *, source: str | None = None, field: str | None = None, value: Any = None
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        field: str | None = None,
+        value: Any = None,
     ) -> None:
         self.source = source
         self.field = field

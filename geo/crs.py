@@ -77,7 +77,9 @@ def to_metric(lon: ArrayLike, lat: ArrayLike) -> tuple[NDArray[np.float64], NDAr
 
 def to_lonlat(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Unproject metric coordinates back to WGS84 longitude and latitude (degrees)."""
-    lon, lat = _inverse().transform(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    lon, lat = _inverse().transform(
+        np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    )
     return np.asarray(lon, dtype=np.float64), np.asarray(lat, dtype=np.float64)
 
 
@@ -85,7 +87,9 @@ def check_finite(values: NDArray[np.float64], field: str) -> None:
     """Raise `QueryError` naming `field` and the first bad value if any value is not finite."""
     bad = ~np.isfinite(values)
     if bad.any():
-        raise QueryError("coordinates must be finite numbers", field=field, value=float(values[bad][0]))
+        raise QueryError(
+            "coordinates must be finite numbers", field=field, value=float(values[bad][0])
+        )
 
 
 @cache

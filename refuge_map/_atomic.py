@@ -18,7 +18,10 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    # Keep the suffix last: some writers (GDAL) choose or check the format by it.
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.stem}.", suffix=f".part{target.suffix}", dir=target.parent
+    )
     os.close(fd)
     os.unlink(tmp)  # writers (GDAL among them) want to create the file themselves
     tmp_path = Path(tmp)

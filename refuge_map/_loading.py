@@ -31,8 +31,9 @@ def read_mapping(path: str | Path) -> dict[str, Any]:
         data = json.loads(text) if source.endswith(".json") else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as err:
         first = str(err).splitlines()[0]
-        raise RefugeError(f"not valid {'JSON' if source.endswith('.json') else 'YAML'}: {first}",
-                          source=source) from None
+        raise RefugeError(
+            f"not valid {'JSON' if source.endswith('.json') else 'YAML'}: {first}", source=source
+        ) from None
     if not isinstance(data, dict):
         raise RefugeError("the file must hold a mapping of fields", source=source)
     return data

@@ -1,0 +1,123 @@
+"""Read a vector data file and gather every problem in it into one error message."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import geopandas as gpd
+import numpy as np
+import shapely
+
+from geo._errors import DataFileError
+from geo.crs import REGION_BOUNDS_LONLAT, WGS84
+
+MAX_LISTED = 3  # problems of one kind listed by row before "and N more"
+
+
+def read_layer(
+    path: str | Path, fields: Sequence[str], *, geom_types: Sequence[str]
+) -> gpd.GeoDataFrame:
+    """Read a WGS84 vector file and check fields, geometries, CRS and region.
+
+    Parameters
+    ----------
+    path
+        A file GDAL reads (GeoJSON, GeoPackage, ...).
+    fields
+        Columns every feature must have, non-null.
+    geom_types
+        Allowed geometry types.
+
+    Returns
+    -------
+    GeoDataFrame
+        The features, in EPSG:4326.
+
+    Raises
+    ------
+    DataFileError
+        Naming the file and every problem: unreadable file, missing CRS or one that is not
+        WGS84, missing fields or values, empty, invalid or wrongly typed geometries, and
+        coordinates outside the region (with a hint when longitude and latitude look swapped).
+    """
+    source = str(path)
+    try:
+        layer = gpd.read_file(path, engine="pyogrio")
+    except Exception as err:  # pyogrio raises several types; all mean "cannot read this file"
+        raise DataFileError(
+            f"cannot read the file ({str(err).splitlines()[0]})", source=source
+        ) from None
+    if layer.crs is None:
+        raise DataFileError("no CRS; expected WGS84 (EPSG:4326)", source=source, field="crs")
+    if not layer.crs.equals(WGS84) and layer.crs.to_epsg() != 4326:
+        raise DataFileError(
+            "wrong CRS; expected WGS84 (EPSG:4326)",
+            source=source,
+            field="crs",
+            value=layer.crs.to_string(),
+        )
+    problems = _field_problems(layer, fields) + _geometry_problems(layer, geom_types)
+    if problems:
+        raise DataFileError("; ".join(problems), source=source)
+    return layer
+
+
+def _rows(mask: np.ndarray, layer: gpd.GeoDataFrame) -> str:
+    """Name the first offending features (by id where there is one) and count the rest."""
+    ids = layer.get("id", layer.index)
+    bad = list(ids[mask])
+    more = f" and {len(bad) - MAX_LISTED} more" if len(bad) > MAX_LISTED else ""
+    return ", ".join(repr(b) for b in bad[:MAX_LISTED]) + more
+
+
+def _field_problems(layer: gpd.GeoDataFrame, fields: Sequence[str]) -> list[str]:
+    problems = []
+    for field in fields:
+        if field not in layer:
+            problems.append(f"field {field!r}: missing")
+        elif layer[field].isna().any():
+            empty = layer[field].isna().to_numpy()
+            problems.append(f"field {field!r}: no value in {_rows(empty, layer)}")
+    return problems
+
+
+def _geometry_problems(layer: gpd.GeoDataFrame, geom_types: Sequence[str]) -> list[str]:
+    geoms = layer.geometry.to_numpy()
+    missing = shapely.is_missing(geoms) | shapely.is_empty(geoms)
+    if missing.any():
+        return [f"field 'geometry': empty or missing in {_rows(missing, layer)}"]
+    problems = []
+    wrong = ~np.isin(shapely.get_type_id(geoms), [_TYPE_IDS[t] for t in geom_types])
+    if wrong.any():
+        problems.append(f"field 'geometry': not {'/'.join(geom_types)} in {_rows(wrong, layer)}")
+    invalid = ~shapely.is_valid(geoms)
+    if invalid.any():
+        problems.append(f"field 'geometry': invalid in {_rows(invalid, layer)}")
+    bounds = shapely.bounds(geoms)
+    left, bottom, right, top = REGION_BOUNDS_LONLAT
+    outside = (
+        (bounds[:, 0] < left)
+        | (bounds[:, 2] > right)
+        | (bounds[:, 1] < bottom)
+        | (bounds[:, 3] > top)
+    )
+    if outside.any():
+        first = bounds[outside][0]
+        swapped = bottom <= first[0] <= top and left <= first[1] <= right
+        hint = " (longitude and latitude look swapped)" if swapped else ""
+        problems.append(
+            f"field 'geometry': outside the region lon {left}..{right}, lat {bottom}..{top}"
+            f"{hint} in {_rows(outside, layer)}, e.g. ({first[0]:.4f}, {first[1]:.4f})"
+        )
+    return problems
+
+
+_TYPE_IDS = {
+    "Point": 0,
+    "LineString": 1,
+    "Polygon": 3,
+    "MultiPoint": 4,
+    "MultiLineString": 5,
+    "MultiPolygon": 6,
+}

@@ -1,0 +1,146 @@
+"""The asylum predicate: which zone a position is in, vectorized, with the tree-bough rule."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from geo._errors import ParameterError
+
+BoughOpinion = Literal["mishnah", "rava", "rav_ashi", "rambam"]
+
+#: Readings of "it all follows the boughs" (Mishnah Makkot 2:7; Makkot 12a-b; Rambam,
+#: Rotzeach 8:11; RULES.md §5), for a person in a tree whose trunk and boughs lie apart.
+BOUGH_OPINIONS: dict[str, str] = {
+    "mishnah": "Mishnah Makkot 2:7: it all follows the boughs; where the boughs are decides",
+    "rava": "Makkot 12a (Rava): a man in the boughs is where the boughs are; a man at the trunk "
+    "is where the trunk stands",
+    "rav_ashi": "Makkot 12b (Rav Ashi): follow the boughs as well; the tree protects if its trunk "
+    "or its boughs are inside",
+    "rambam": "Rambam, Rotzeach 8:11: under the leaves of an inside tree, or at the trunk of an "
+    "outside tree whose boughs reach in, he is protected",
+}
+DEFAULT_BOUGH_OPINION: BoughOpinion = "mishnah"
+
+#: The source of each answer the predicate gives, by zone kind.
+KIND_CITATIONS: dict[str, str] = {
+    "city": "Numbers 35:11-15: the city of refuge receives the manslayer",
+    "techum": "Mishnah Makkot 2:7: as the city protects, so does its Sabbath boundary",
+    "outside": "Numbers 35:26-27: outside the boundary of his city of refuge he is not protected",
+    "inactive": "Mishnah Makkot 2:4; Numbers 35:13: no city protects until all six are designated",
+}
+
+#: Zone kinds, indexed by the codes `Asylum.kind_of` returns.
+ZONE_KINDS = np.array(["outside", "city", "techum"])
+OUTSIDE, CITY, TECHUM = 0, 1, 2
+
+
+class Asylum:
+    """Prepared town and zone polygons, answering point-in-asylum queries in bulk.
+
+    Parameters
+    ----------
+    towns, zones
+        One polygon per city, in the same metric CRS and order: the town itself, and the whole
+        zone that protects (town and Sabbath boundary; Mishnah Makkot 2:7: "as the city
+        protects, so does its boundary").
+    """
+
+    def __init__(self, towns: NDArray[np.object_], zones: NDArray[np.object_]) -> None:
+        self.towns = np.asarray(towns, dtype=object)
+        self.zones = np.asarray(zones, dtype=object)
+        self._zone_bounds = shapely.bounds(self.zones)
+        self._prepare()
+
+    def _prepare(self) -> None:
+        shapely.prepare(self.towns)
+        shapely.prepare(self.zones)
+
+    def __getstate__(self) -> dict[str, object]:
+        return {"towns": self.towns, "zones": self.zones}
+
+    def __setstate__(self, state: dict[str, NDArray[np.object_]]) -> None:
+        # Prepared geometries do not survive pickling: prepare again in the worker.
+        self.__init__(state["towns"], state["zones"])  # type: ignore[misc]
+
+    def zone_of(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.intp]:
+        """Index of the zone containing each position (metric CRS), or -1 outside them all."""
+        city = np.full(x.shape, -1, dtype=np.intp)
+        for i, (left, bottom, right, top) in enumerate(self._zone_bounds):
+            near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
+            if near.size:
+                inside = near[shapely.contains_xy(self.zones[i], x[near], y[near])]
+                city[inside] = i
+        return city
+
+    def kind_of(
+        self, city: NDArray[np.intp], x: NDArray[np.float64], y: NDArray[np.float64]
+    ) -> NDArray[np.int8]:
+        """Zone kind codes (`ZONE_KINDS`) for positions already assigned to a zone by `zone_of`."""
+        kind = np.where(city >= 0, TECHUM, OUTSIDE).astype(np.int8)
+        for i, town in enumerate(self.towns):
+            rows = np.flatnonzero(city == i)
+            if rows.size:
+                kind[rows[shapely.contains_xy(town, x[rows], y[rows])]] = CITY
+        return kind
+
+    def deciding_position(
+        self,
+        x: NDArray[np.float64],
+        y: NDArray[np.float64],
+        bough_x: NDArray[np.float64] | None,
+        bough_y: NDArray[np.float64] | None,
+        *,
+        at_trunk: NDArray[np.bool_] | bool = False,
+        opinion: BoughOpinion = DEFAULT_BOUGH_OPINION,
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
+        """The zone index that protects each person, and the position that decided it.
+
+        A person with a finite bough position is in a tree whose trunk stands at (`x`, `y`);
+        `at_trunk` says he is at the trunk rather than up in the boughs. NaN bough
+        coordinates mean "not in a tree": the person's own position decides.
+
+        Raises
+        ------
+        ParameterError
+            For an unknown bough opinion.
+        """
+        if opinion not in BOUGH_OPINIONS:
+            raise ParameterError(
+                f"unknown opinion; valid {sorted(BOUGH_OPINIONS)}",
+                field="bough_opinion",
+                value=opinion,
+            )
+        trunk_zone = self.zone_of(x, y)
+        if bough_x is None or bough_y is None:
+            return trunk_zone, x, y
+        in_tree = np.isfinite(bough_x) & np.isfinite(bough_y)
+        if not in_tree.any():
+            return trunk_zone, x, y
+        bx, by = np.where(in_tree, bough_x, x), np.where(in_tree, bough_y, y)
+        bough_zone = self.zone_of(bx, by)
+        by_bough = _bough_decides(in_tree, trunk_zone, bough_zone, np.asarray(at_trunk), opinion)
+        zone = np.where(by_bough, bough_zone, trunk_zone)
+        return zone, np.where(by_bough, bx, x), np.where(by_bough, by, y)
+
+
+def _bough_decides(
+    in_tree: NDArray[np.bool_],
+    trunk_zone: NDArray[np.intp],
+    bough_zone: NDArray[np.intp],
+    at_trunk: NDArray[np.bool_],
+    opinion: BoughOpinion,
+) -> NDArray[np.bool_]:
+    """Where the bough's position, not the trunk's, decides under `opinion`."""
+    if opinion == "mishnah":
+        # Mishnah Makkot 2:7: "it all follows the boughs", whether inside or outside.
+        return in_tree
+    if opinion == "rava":
+        # Makkot 12a (Rava): at an inside trunk he is protected, in outside boughs he is not.
+        return in_tree & ~at_trunk
+    # Rav Ashi (Makkot 12b) and Rambam 8:11: trunk or boughs inside protect; the bough decides
+    # where it is inside, or where neither is.
+    return in_tree & ((bough_zone >= 0) | (trunk_zone < 0))

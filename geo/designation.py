@@ -1,0 +1,143 @@
+"""When the cities were designated, and whether the network protects at a given moment."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from geo._errors import ParameterError
+from geo.places import CITY_IDS
+
+#: All six designated from the start.
+ALL_SIX: frozenset[str] = frozenset(CITY_IDS)
+EAST_THREE: frozenset[str] = frozenset({"bezer", "ramoth_gilead", "golan"})
+WEST_THREE: frozenset[str] = frozenset({"kedesh", "shechem", "hebron"})
+
+
+@dataclass(frozen=True)
+class Designation:
+    """Cities set aside at one moment (time in years on the timeline's own scale)."""
+
+    t: float
+    cities: frozenset[str]
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class DesignationTimeline:
+    """An ordered list of designations.
+
+    The network protects only once all six are designated: "not until the three in the land of
+    Israel were chosen did the three beyond the Jordan receive", for "six cities of refuge"
+    means all six at once (Mishnah Makkot 2:4; Numbers 35:13).
+    """
+
+    events: tuple[Designation, ...]
+
+    def designated_at(self, t: float = math.inf) -> frozenset[str]:
+        """The cities designated by time `t` (all of the timeline's by default)."""
+        cities: frozenset[str] = frozenset()
+        for event in self.events:
+            if event.t <= t:
+                cities |= event.cities
+        return cities
+
+    @property
+    def activation_time(self) -> float:
+        """The moment all six are designated (Mishnah Makkot 2:4); ``inf`` if never."""
+        cities: frozenset[str] = frozenset()
+        for event in self.events:
+            cities |= event.cities
+            if cities >= ALL_SIX:
+                return event.t
+        return math.inf
+
+    def designation_times(self) -> dict[str, float]:
+        """Each city's designation time (``inf`` for a city never designated)."""
+        times = dict.fromkeys(CITY_IDS, math.inf)
+        for event in reversed(self.events):
+            times.update(dict.fromkeys(event.cities, event.t))
+        return times
+
+    def active(self, t: ArrayLike | None = None) -> NDArray[np.bool_]:
+        """Whether the network protects at each time (after the whole timeline if `t` is None)."""
+        when = np.asarray(math.inf if t is None else t, dtype=np.float64)
+        start = self.activation_time
+        return (when >= start) & (start < math.inf)
+
+
+#: Moses set aside the three beyond the Jordan (Deut 4:41-43), which did not yet protect;
+#: Joshua chose the three in Canaan (Joshua 20:7) after the conquest and the division of the
+#: land, seven years each by the traditional count (Zevachim 118b; unverified), so at year 14.
+MOSES_THEN_JOSHUA = DesignationTimeline(
+    (
+        Designation(0.0, EAST_THREE, "Deuteronomy 4:41-43"),
+        Designation(14.0, WEST_THREE, "Joshua 20:7; Mishnah Makkot 2:4"),
+    )
+)
+
+
+def as_timeline(designated: Any) -> DesignationTimeline:
+    """Accept a set of city ids, a timeline, or a sequence of ``(t, cities)`` / mappings.
+
+    Raises
+    ------
+    ParameterError
+        For unknown city names, a timeline whose times are not in order, or a non-finite time.
+    """
+    if isinstance(designated, DesignationTimeline):
+        events = designated.events
+    elif isinstance(designated, str | frozenset | set) or _all_strings(designated):
+        events = (
+            Designation(
+                -math.inf, frozenset([designated] if isinstance(designated, str) else designated)
+            ),
+        )
+    else:
+        events = tuple(_as_event(item, i) for i, item in enumerate(designated))
+    for i, event in enumerate(events):
+        unknown = sorted(event.cities - ALL_SIX)
+        if unknown:
+            raise ParameterError(
+                f"unknown city; valid {CITY_IDS}", field=f"designated[{i}].cities", value=unknown[0]
+            )
+        if i and event.t < events[i - 1].t:
+            raise ParameterError(
+                "designation times must be in order", field=f"designated[{i}].t", value=event.t
+            )
+    return DesignationTimeline(events)
+
+
+def _all_strings(items: Any) -> bool:
+    return isinstance(items, Sequence) and all(isinstance(item, str) for item in items)
+
+
+def _as_event(item: Any, i: int) -> Designation:
+    if isinstance(item, Designation):
+        return item
+    if isinstance(item, Mapping):
+        t, cities, source = item.get("t"), item.get("cities"), item.get("source", "")
+    else:
+        t, cities = item
+        source = ""
+    try:
+        time = float(t)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ParameterError(
+            "must be a number (years)", field=f"designated[{i}].t", value=t
+        ) from None
+    if math.isnan(time):
+        raise ParameterError("must be a number (years)", field=f"designated[{i}].t", value=t)
+    names = frozenset([cities] if isinstance(cities, str) else _iterable(cities, i))
+    return Designation(time, names, source)
+
+
+def _iterable(cities: Any, i: int) -> Iterable[str]:
+    if not isinstance(cities, Iterable):
+        raise ParameterError("must list city ids", field=f"designated[{i}].cities", value=cities)
+    return cities

@@ -1,0 +1,52 @@
+"""Write the network's layers and tables to files, atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import geopandas as gpd
+
+from refuge_map._atomic import atomic_dir, atomic_file
+from refuge_map.errors import RefugeError
+
+LAYER_SUFFIXES = (".gpkg", ".geojson")
+
+
+def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[Path]:
+    """Write every layer: one GeoPackage with a layer each, or one GeoJSON file per layer.
+
+    Parameters
+    ----------
+    layers
+        WGS84 GeoDataFrames by layer name.
+    out
+        ``NAME.gpkg``, or ``NAME.geojson``: then a folder ``NAME/`` beside it receives one
+        ``LAYER.geojson`` per layer.
+
+    Returns
+    -------
+    list of Path
+        The files written.
+
+    Raises
+    ------
+    RefugeError
+        For an unsupported suffix. Nothing is written unless every layer is.
+    """
+    target = Path(out)
+    if target.suffix not in LAYER_SUFFIXES:
+        raise RefugeError(
+            f"unsupported output format; use one of {LAYER_SUFFIXES}",
+            source="--out",
+            value=str(out),
+        )
+    if target.suffix == ".gpkg":
+        with atomic_file(target) as tmp:
+            for name, frame in layers.items():
+                frame.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio")
+        return [target]
+    folder = target.with_suffix("")
+    with atomic_dir(folder) as tmp:
+        for name, frame in layers.items():
+            frame.to_file(tmp / f"{name}.geojson", driver="GeoJSON", engine="pyogrio")
+    return sorted(folder.glob("*.geojson"))
