@@ -186,7 +186,7 @@ class Case(_Facts):
     instrument_could_kill: bool | None = Field(
         None,
         description="The stone, wood or other instrument is one 'whereby a man may die' "
-        "(Numbers 35:17-18); unread for iron (35:16 sets no such test).",
+        "(Numbers 35:17-18); unread for iron (35:16) and for the hand of an enemy (35:21).",
     )
     enmity: bool = Field(
         False,
@@ -207,7 +207,8 @@ class Case(_Facts):
     )
     intended_target: Target = Field(
         "nobody",
-        description="Whom the blow was meant for: nobody (an accident), the_victim, "
+        description="Whom he meant to kill, or to strike with a blow that could kill: nobody "
+        "(an accident, or a disciplining blow), the_victim, "
         "another_person (R. Shimon's 'this one and killed that one'), an_animal, a_gentile, "
         "a_nonviable_infant (Mishnah Sanhedrin 9:2).",
     )

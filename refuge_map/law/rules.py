@@ -33,9 +33,9 @@ ACT_PHRASES = {
     "blade_slipped": "the iron slipped from its handle",
     "chip_flew": "a chip flew from the log being split",
     "throwing_stone": "throwing a stone",
-    "striking": "striking",
+    "striking": "a blow",
     "pushing_person": "pushing",
-    "hurling": "hurling a thing",
+    "hurling": "hurling something",
     "other_movement": "an act of another kind",
 }
 
@@ -155,10 +155,14 @@ def _force_of_instrument(case: Case) -> tuple[bool | None, str, tuple[str, ...],
     if case.instrument == "iron":
         # Numbers 35:16: an instrument of iron; the verse sets no test of its size.
         return True, "he struck him with an instrument of iron", ("instrument",), "Numbers 35:16"
+    if case.instrument == "hand" and case.enmity:
+        # Numbers 35:21: or in enmity struck him with his hand, that he died.
+        said = "in enmity he struck him with his hand"
+        return True, said, ("instrument", "enmity"), "Numbers 35:21"
     reads = ("instrument", "instrument_could_kill")
     what = "a blow" if case.instrument == "not_stated" else f"a blow of {case.instrument}"
-    # Numbers 35:17-18, 21: a stone, or a weapon of wood, "whereby a man may die".
-    citation = "Numbers 35:21" if case.instrument == "hand" else "Numbers 35:17-18"
+    # Numbers 35:17-18: a stone, or a weapon of wood, "whereby a man may die".
+    citation = "Numbers 35:17-18"
     if case.instrument_could_kill is None:
         return None, f"the case does not say whether {what} could kill", reads, citation
     could = "could" if case.instrument_could_kill else "could not"
