@@ -305,3 +305,47 @@ def test_all_problems_in_one_message(tmp_path: Path) -> None:
         read_roads(path)
     for field in ("source", "name", "geometry"):
         assert f"field '{field}'" in str(info.value)
+
+
+# --------------------------------------------------------------------------- the shipped data
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+CITIES = ("kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan")
+SHIPPED_LICENSES = {"CC BY 4.0 (OpenBible.info coordinates)", "own compilation, CC BY 4.0"}
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+    roads = read_roads(DATA / "roads.geojson")
+    waypoints = gpd.read_file(DATA / "waypoints.geojson").set_index("id").to_crs(REGION_CRS)
+    return roads, waypoints
+
+
+def test_shipped_network_connects_the_six_cities_dan_and_beersheba(
+    shipped: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame],
+) -> None:
+    roads, waypoints = shipped
+    sites = waypoints.loc[list(CITIES)]
+    zones = gpd.GeoDataFrame(
+        {"site": sites.geometry}, geometry=sites.geometry.buffer(1500.0), crs=REGION_CRS
+    )
+    graph = build_road_graph(roads, zones)
+    assert not [d for *_, d in graph.edges(data=True) if d["route"] == "spur"]
+    component = nx.node_connected_component(graph, 0)
+    reached = {graph.nodes[n]["gate"] for n in component} | {
+        graph.nodes[n]["waypoint"] for n in component
+    }
+    assert set(CITIES) | {"dan", "beersheba"} <= reached
+
+
+def test_shipped_legs_have_source_and_licence(
+    shipped: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame],
+) -> None:
+    roads, waypoints = shipped
+    for frame in (roads, waypoints):
+        assert frame["source"].str.len().min() > 20
+        assert set(frame["license"]) <= SHIPPED_LICENSES
+        assert not frame["license"].str.contains("NC").any()
+        assert not frame["source"].str.contains("DARMC", case=False).any()
+    assert set(roads["from"]) | set(roads["to"]) <= set(waypoints.index)
+    assert roads["schematic"].all()
