@@ -1,0 +1,129 @@
+"""Commands on the law of exile: judge a case under the opinions, list the shipped cases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from refuge_map.cli._app import app
+from refuge_map.errors import RefugeError
+from refuge_map.law import DISPUTES, Ruling, judge, parse_opinions, rulings_across_opinions
+from refuge_map.law.casefiles import cases_dir, load_case_file, shipped_cases
+from refuge_map.law.reference import vocabulary_markdown
+
+
+@app.command("judge")
+def judge_command(
+    case_file: Annotated[
+        Path | None, typer.Argument(help="CASE.yaml (bare facts, or a shipped case).")
+    ] = None,
+    opinion: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--opinion",
+            "-o",
+            help=f"RULE=SAGE, repeatable; RULE is one of {', '.join(DISPUTES)}.",
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")] = False,
+    all_opinions: Annotated[
+        bool,
+        typer.Option(
+            "--all-opinions", help="Judge under every combination of the disputes that bear."
+        ),
+    ] = False,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the reference page of the case vocabulary.")
+    ] = False,
+) -> None:
+    """Say whether the killer goes into exile, is a murderer, or neither, and why."""
+    if schema:
+        print(vocabulary_markdown())
+        return
+    if case_file is None:
+        raise RefugeError("give a CASE file (or --schema)", source="refuge judge")
+    case, _ = load_case_file(case_file)
+    if all_opinions:
+        across = rulings_across_opinions(case)
+        if as_json:
+            _print_json(_across_json(across))
+        else:
+            _show_across(across)
+        return
+    ruling = judge(case, parse_opinions(opinion or ()))
+    if as_json:
+        _print_json(ruling.to_json_dict())
+    else:
+        _show_ruling(ruling)
+
+
+@app.command("cases")
+def cases_command() -> None:
+    """List the shipped cases with their title and verdict under the default opinions."""
+    table = Table(title=f"Shipped cases ({cases_dir()})")
+    for column in ("case", "title", "verdict", "other opinions"):
+        table.add_column(column)
+    for path, shipped in shipped_cases():
+        others = ", ".join(f"{key}: {v}" for key, v in shipped.expected.items() if key != "default")
+        table.add_row(path.stem, shipped.title, shipped.expected["default"], others)
+    Console().print(table)
+
+
+def _print_json(data: dict[str, Any]) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def _show_ruling(ruling: Ruling) -> None:
+    console = Console()
+    console.print(f"[bold]Verdict: {ruling.verdict}[/bold] - {ruling.reason}")
+    table = Table(title="Trace")
+    for column in ("#", "rule", "citation", "opinion", "finding"):
+        table.add_column(column, overflow="fold")
+    for number, step in enumerate(ruling.trace, start=1):
+        opinion = f"{step.dispute}={step.opinion}" if step.dispute else ""
+        table.add_row(str(number), step.rule, step.citation, opinion, step.finding)
+    console.print(table)
+    if ruling.consequences:
+        more = ruling.consequences
+        term = (
+            f"for life ({more.life_exile_reason})"
+            if more.life_exile
+            else "until the death of the high priest"
+        )
+        console.print(f"Exile {term}; within: {more.exile_within} ({more.citation})")
+    bearing = ", ".join(ruling.opinions_bearing) or "none"
+    console.print(f"Opinions: {_settings(ruling.opinions)}; bearing on this case: {bearing}")
+
+
+def _show_across(across: list[tuple[dict[str, str], Ruling]]) -> None:
+    console = Console()
+    keys = list(across[0][0])
+    if not keys:
+        verdict = across[0][1].verdict
+        console.print(f"No dispute bears on this case: {verdict} under every opinion.")
+        return
+    table = Table(title="Verdict under every opinion that bears on the case")
+    for column in (*keys, "verdict", "reason"):
+        table.add_column(column)
+    for chosen, ruling in across:
+        table.add_row(*chosen.values(), ruling.verdict, ruling.reason)
+    console.print(table)
+
+
+def _across_json(across: list[tuple[dict[str, str], Ruling]]) -> dict[str, Any]:
+    return {
+        "bearing": list(across[0][0]),
+        "rulings": [
+            {"opinions": chosen, "verdict": ruling.verdict, "reason": ruling.reason}
+            for chosen, ruling in across
+        ],
+    }
+
+
+def _settings(opinions: dict[str, str]) -> str:
+    return ", ".join(f"{key}={sage}" for key, sage in opinions.items())
