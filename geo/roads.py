@@ -377,9 +377,8 @@ class Snap:
     along_m
         Distance from u along the edge to the snapped point.
     offroad_m
-        Straight distance from the position to the snapped point.
-    x, y
-        The snapped point.
+        Straight distance from the position to the snapped point (the nearest point of the
+        edge; ``shapely.line_interpolate_point(edge_geometries[edge], along_m)``).
     """
 
     edge: NDArray[np.intp]
@@ -387,8 +386,6 @@ class Snap:
     v: NDArray[np.intp]
     along_m: NDArray[np.float64]
     offroad_m: NDArray[np.float64]
-    x: NDArray[np.float64]
-    y: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -516,16 +513,13 @@ class RoadRouter:
         check_finite(px, "x")
         check_finite(py, "y")
         points = shapely.points(px, py)
-        (which, hit), _ = self._tree.query_nearest(points, return_distance=True, all_matches=False)
-        edge = np.empty(len(px), dtype=np.intp)
-        edge[which] = hit
-        lines = self.edge_geometries[edge]
-        along = shapely.line_locate_point(lines, points)
-        foot = shapely.get_coordinates(shapely.line_interpolate_point(lines, along))
-        offroad = np.hypot(foot[:, 0] - px, foot[:, 1] - py)
-        return Snap(
-            edge, self.edge_u[edge], self.edge_v[edge], along, offroad, foot[:, 0], foot[:, 1]
+        (which, hit), dist = self._tree.query_nearest(
+            points, return_distance=True, all_matches=False
         )
+        edge, offroad = np.empty(len(px), dtype=np.intp), np.empty(len(px))
+        edge[which], offroad[which] = hit, dist
+        along = shapely.line_locate_point(self.edge_geometries[edge], points)
+        return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad)
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""

@@ -141,8 +141,9 @@ def test_graph_gdf_round_trip(graph: nx.MultiGraph) -> None:
 def test_snap_to_the_middle_of_a_long_segment(router: RoadRouter) -> None:
     snap = router.snap(5500.0, 120.0)
     assert snap.offroad_m[0] == pytest.approx(120.0)
-    assert (snap.x[0], snap.y[0]) == pytest.approx((5500.0, 0.0))
     line = router.edge_geometries[snap.edge[0]]
+    foot = line.interpolate(snap.along_m[0])
+    assert (foot.x, foot.y) == pytest.approx((5500.0, 0.0))
     assert shapely.get_coordinates(line)[:, 1] == pytest.approx([0.0, 0.0])
 
 
