@@ -100,7 +100,7 @@ class RefugeNetwork:
         """Whether the cities protect at time(s) `t` (Mishnah Makkot 2:4: all six or none)."""
         return self.designation.active(t)
 
-    def locate_xy(
+    def city_xy(
         self,
         x: NDArray[np.float64],
         y: NDArray[np.float64],
@@ -110,14 +110,28 @@ class RefugeNetwork:
         at_trunk: NDArray[np.bool_] | bool = False,
         t: ArrayLike | None = None,
         bough_opinion: BoughOpinion | None = None,
-    ) -> tuple[NDArray[np.intp], NDArray[np.int8]]:
-        """`locate` on metric coordinates: city indices and zone-kind codes (`ZONE_KINDS`)."""
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
+        """Index of the city protecting each metric position (-1: none), and the position
+        (trunk or bough) that decided it. Same arguments as `locate`, in metres."""
         opinion = bough_opinion or self.options["bough_opinion"]
         city, dx, dy = self._asylum.deciding_position(
             x, y, bough_x, bough_y, at_trunk=at_trunk, opinion=opinion
         )
-        city = np.where(self.active(t), city, -1)
+        active = self.active(t)
+        if not np.all(active):
+            city = np.where(active, city, -1)
+        return city, dx, dy
+
+    def locate_xy(
+        self, x: NDArray[np.float64], y: NDArray[np.float64], **kwargs: Any
+    ) -> tuple[NDArray[np.intp], NDArray[np.int8]]:
+        """`locate` on metric coordinates: city indices and zone-kind codes (`ZONE_KINDS`)."""
+        city, dx, dy = self.city_xy(x, y, **kwargs)
         return city, self._asylum.kind_of(city, dx, dy)
+
+    def in_asylum_xy(self, x: NDArray[np.float64], y: NDArray[np.float64], **kwargs: Any) -> Any:
+        """`in_asylum` on metric coordinates (the simulation's per-step test)."""
+        return self.city_xy(x, y, **kwargs)[0] >= 0
 
     def locate(
         self,
@@ -161,17 +175,7 @@ class RefugeNetwork:
             For an unknown bough opinion.
         """
         scalar = np.ndim(lon) == 0 and np.ndim(lat) == 0
-        x, y = to_metric(np.atleast_1d(lon), np.atleast_1d(lat))
-        bx = by = None
-        if bough_lon is not None and bough_lat is not None:
-            blon, blat = np.broadcast_arrays(
-                np.atleast_1d(np.asarray(bough_lon, float)),
-                np.atleast_1d(np.asarray(bough_lat, float)),
-            )
-            check_finite(np.where(np.isnan(blon), 0.0, blon), "bough_lon")
-            check_finite(np.where(np.isnan(blat), 0.0, blat), "bough_lat")
-            bx, by = to_metric(np.nan_to_num(blon, nan=0.0), np.nan_to_num(blat, nan=0.0))
-            bx[np.isnan(blon)], by[np.isnan(blat)] = np.nan, np.nan
+        x, y, bx, by = _metric_query(lon, lat, bough_lon, bough_lat)
         city, kind = self.locate_xy(
             x,
             y,
@@ -186,10 +190,22 @@ class RefugeNetwork:
             return Location(int(city[0]), str(kinds[0]))
         return Location(city, kinds)
 
-    def in_asylum(self, lon: ArrayLike, lat: ArrayLike, **kwargs: Any) -> Any:
-        """Whether each position is protected: `locate(...)` found a city. Same arguments."""
-        found = self.locate(lon, lat, **kwargs).city
-        return bool(found >= 0) if np.ndim(found) == 0 else found >= 0
+    def in_asylum(
+        self,
+        lon: ArrayLike,
+        lat: ArrayLike,
+        *,
+        bough_lon: ArrayLike | None = None,
+        bough_lat: ArrayLike | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Whether each position is protected (a bool for a scalar query). Same arguments as
+        `locate`; the zone kind is not computed."""
+        x, y, bx, by = _metric_query(lon, lat, bough_lon, bough_lat)
+        if "at_trunk" in kwargs:
+            kwargs["at_trunk"] = np.asarray(kwargs["at_trunk"], dtype=bool)
+        protected = self.in_asylum_xy(x, y, bough_x=bx, bough_y=by, **kwargs)
+        return bool(protected[0]) if np.ndim(lon) == 0 and np.ndim(lat) == 0 else protected
 
     def route(self, lon: float, lat: float, city: str) -> Route:
         """The shortest road route from a position to `city`'s asylum (off-road leg included).
@@ -272,6 +288,27 @@ class RefugeNetwork:
     def _repr_html_(self) -> str:
         options = ", ".join(f"{k}={v}" for k, v in self.options.items())
         return f"<p><b>RefugeNetwork</b> ({options})</p>" + self.summary().to_html()
+
+
+def _metric_query(
+    lon: ArrayLike, lat: ArrayLike, bough_lon: ArrayLike | None, bough_lat: ArrayLike | None
+) -> tuple[
+    NDArray[np.float64], NDArray[np.float64], NDArray[np.float64] | None, NDArray[np.float64] | None
+]:
+    """Project a query to metres; NaN bough coordinates (not in a tree) stay NaN."""
+    x, y = to_metric(np.atleast_1d(lon), np.atleast_1d(lat))
+    if bough_lon is None or bough_lat is None:
+        return x, y, None, None
+    blon, blat = np.broadcast_arrays(
+        np.atleast_1d(np.asarray(bough_lon, dtype=float)),
+        np.atleast_1d(np.asarray(bough_lat, dtype=float)),
+    )
+    absent = np.isnan(blon) | np.isnan(blat)
+    check_finite(np.where(absent, 0.0, blon), "bough_lon")
+    check_finite(np.where(absent, 0.0, blat), "bough_lat")
+    bx, by = to_metric(np.where(absent, 0.0, blon), np.where(absent, 0.0, blat))
+    bx[absent], by[absent] = np.nan, np.nan
+    return x, y, bx, by
 
 
 def _check_city(city: str) -> None:
