@@ -1,0 +1,279 @@
+"""Each rule of `refuge_map.law.rules` on its own, the case validators and the dispute registry."""
+
+from __future__ import annotations
+
+import re
+import typing
+
+import pytest
+from pydantic import BaseModel, ValidationError
+
+from refuge_map.errors import RefugeError
+from refuge_map.law import DISPUTES, Case, ContradictoryFactsError, Opinions, parse_opinions
+from refuge_map.law import rules as r
+from refuge_map.law.casefiles import shipped_cases
+
+NOT_APPLICABLE = "not applicable"
+CONTINUES = None
+
+
+def _case(**facts: object) -> Case:
+    return Case.model_validate({"act": "lowering_cask", **facts})
+
+
+def _leaf_paths(model: type[BaseModel], prefix: str = "") -> set[str]:
+    paths = set()
+    for name, info in model.model_fields.items():
+        nested = info.annotation
+        if isinstance(nested, type) and issubclass(nested, BaseModel):
+            paths |= _leaf_paths(nested, f"{prefix}{name}.")
+        else:
+            paths.add(f"{prefix}{name}")
+    return paths
+
+
+CASE_PATHS = _leaf_paths(Case)
+STRIKE = {"act": "striking", "intended_target": "the_victim"}
+AIMED = {**STRIKE, "aimed_at": "loins", "landed_on": "heart"}
+
+# (rule, facts, opinions, what the rule decides: a verdict, CONTINUES or NOT_APPLICABLE)
+RULE_CASES = [
+    (r.kind_of_killing, {}, {}, CONTINUES),
+    (r.kind_of_killing, STRIKE, {}, CONTINUES),
+    (r.meant_for_exempt_target, {**STRIKE, "intended_target": "an_animal"}, {}, "undetermined"),
+    (r.meant_for_exempt_target, {**STRIKE, "intended_target": "a_gentile"}, {}, "undetermined"),
+    (r.meant_for_exempt_target, STRIKE, {}, NOT_APPLICABLE),
+    (r.meant_for_another_person, {**STRIKE, "intended_target": "another_person"}, {}, CONTINUES),
+    (
+        r.meant_for_another_person,
+        {**STRIKE, "intended_target": "another_person"},
+        {"other_victim": "shimon"},
+        "undetermined",
+    ),
+    (r.meant_for_another_person, STRIKE, {}, NOT_APPLICABLE),
+    (r.murderer_by_blow, {**STRIKE, "instrument": "iron"}, {}, "capital"),
+    (
+        r.murderer_by_blow,
+        {**STRIKE, "instrument": "stone", "instrument_could_kill": True},
+        {},
+        "capital",
+    ),
+    (
+        r.murderer_by_blow,
+        {**STRIKE, "instrument": "wood", "instrument_could_kill": False},
+        {},
+        "undetermined",
+    ),
+    (r.murderer_by_blow, {**STRIKE, "instrument": "stone"}, {}, "undetermined"),
+    (r.murderer_by_blow, {**STRIKE, "instrument": "hand", "enmity": True}, {}, "capital"),
+    (r.murderer_by_blow, {**AIMED, "force_could_kill_where_aimed": True}, {}, "capital"),
+    (r.murderer_by_blow, {**AIMED, "force_could_kill_where_aimed": False}, {}, "undetermined"),
+    (
+        r.murderer_by_blow,
+        {**AIMED, "aimed_at": "heart", "landed_on": "loins", "force_could_kill_where_aimed": True},
+        {},
+        "undetermined",
+    ),
+    (r.murderer_by_blow, {"act": "striking"}, {}, NOT_APPLICABLE),
+    (
+        r.hatred_or_lying_in_wait,
+        {"act": "pushing_person", "intended_target": "the_victim", "enmity": True},
+        {},
+        "capital",
+    ),
+    (
+        r.hatred_or_lying_in_wait,
+        {"act": "hurling", "intended_target": "the_victim", "lying_in_wait": True},
+        {},
+        "capital",
+    ),
+    (r.hatred_or_lying_in_wait, {"act": "hurling", "intended_target": "the_victim"}, {}, CONTINUES),
+    (r.hatred_or_lying_in_wait, STRIKE, {}, NOT_APPLICABLE),
+    (r.downward_movement, {"act": "descending_ladder"}, {}, CONTINUES),
+    (r.downward_movement, {"act": "raising_cask"}, {}, "no_exile"),
+    (r.downward_movement, {"act": "other_movement", "movement": "level"}, {}, "no_exile"),
+    (r.downward_movement, {"act": "throwing_stone"}, {}, NOT_APPLICABLE),
+    (r.blade_slipped, {"act": "blade_slipped"}, {}, CONTINUES),
+    (r.blade_slipped, {"act": "blade_slipped"}, {"blade": "rabbi"}, "no_exile"),
+    (r.chip_flew, {"act": "chip_flew"}, {}, "no_exile"),
+    (r.chip_flew, {"act": "chip_flew"}, {"chip": "rabbi"}, CONTINUES),
+    (r.chip_flew, {"act": "blade_slipped"}, {}, NOT_APPLICABLE),
+    (r.head_put_out, {"act": "throwing_stone"}, {}, CONTINUES),
+    (
+        r.head_put_out,
+        {"act": "throwing_stone", "victim_put_head_out_after_throw": True},
+        {},
+        CONTINUES,
+    ),
+    (
+        r.head_put_out,
+        {"act": "throwing_stone", "victim_put_head_out_after_throw": True},
+        {"head_out": "eliezer_ben_jacob"},
+        "no_exile",
+    ),
+    (r.head_put_out, {}, {}, NOT_APPLICABLE),
+    (r.right_of_entry, {"place": "forest"}, {}, CONTINUES),
+    (r.right_of_entry, {"place": "own_courtyard", "victim_right_of_entry": True}, {}, CONTINUES),
+    (r.right_of_entry, {"place": "own_courtyard", "victim_right_of_entry": False}, {}, "no_exile"),
+    (r.optional_act, {}, {}, CONTINUES),
+    (r.optional_act, {"purpose": "court_agent_lashing"}, {}, CONTINUES),
+    (r.optional_act, {"purpose": "court_agent_lashing"}, {"duty": "abba_shaul"}, "no_exile"),
+    (r.father_and_son, {"relation": "son_of_victim"}, {}, CONTINUES),
+    (r.father_and_son, {"relation": "teacher_of_victim"}, {}, NOT_APPLICABLE),
+    (r.israelite_and_resident_alien, {}, {}, CONTINUES),
+    (
+        r.israelite_and_resident_alien,
+        {"killer": {"status": "resident_alien"}, "victim": {"status": "resident_alien"}},
+        {},
+        CONTINUES,
+    ),
+    (r.israelite_and_resident_alien, {"killer": {"status": "resident_alien"}}, {}, "no_exile"),
+    (r.israelite_and_resident_alien, {"victim": {"status": "resident_alien"}}, {}, "no_exile"),
+    (r.blind_killer, {}, {}, CONTINUES),
+    (r.blind_killer, {"killer": {"blind": True}}, {}, "no_exile"),
+    (r.blind_killer, {"killer": {"blind": True}}, {"blind": "meir"}, CONTINUES),
+    (r.seeing_him_not, {"killer_saw_victim": True}, {}, "undetermined"),
+    (r.seeing_him_not, {"killer_saw_victim": False}, {}, CONTINUES),
+    (r.seeing_him_not, STRIKE, {}, NOT_APPLICABLE),
+    (r.enemy, {}, {}, CONTINUES),
+    (r.enemy, {"enmity": True}, {}, "no_exile"),
+    (r.enemy, {"enmity": True}, {"enemy": "yose_bar_judah"}, "capital"),
+    (r.enemy, {"enmity": True}, {"enemy": "shimon"}, "no_exile"),
+    (r.enemy, {"enmity": True, "clearly_unwitting": True}, {"enemy": "shimon"}, CONTINUES),
+    (r.manslayer_goes_into_exile, {}, {}, "exile"),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "facts", "chosen", "outcome"),
+    RULE_CASES,
+    ids=[f"{rule.__name__}-{n}" for n, (rule, *_) in enumerate(RULE_CASES)],
+)
+def test_rule(rule, facts, chosen, outcome):
+    opinions = Opinions.model_validate(chosen)
+    step = rule(_case(**facts), opinions)
+    if outcome == NOT_APPLICABLE:
+        assert step is None
+        return
+    assert step is not None
+    assert step.decides == outcome
+    assert step.rule == rule.__name__
+    assert re.fullmatch(
+        r"(Numbers 35|Mishnah (Makkot 2|Sanhedrin 9)):[0-9-]+(; .+)?", step.citation
+    )
+    # A step that followed a sage names the dispute and the sage actually set.
+    if step.dispute:
+        assert step.opinion == getattr(opinions, step.dispute)
+    if chosen:
+        assert step.dispute in chosen
+
+
+def test_every_rule_is_tested():
+    assert {rule.__name__ for rule, *_ in RULE_CASES} == {rule.__name__ for rule in r.VERDICT_RULES}
+
+
+@pytest.mark.parametrize("rule", r.VERDICT_RULES, ids=lambda rule: rule.__name__)
+def test_rule_reads_real_fields_and_cites_itself(rule):
+    for _, shipped in shipped_cases():
+        step = rule(shipped.case, Opinions())
+        if step is not None:
+            assert set(step.reads) <= CASE_PATHS
+            assert step.rule == rule.__name__ and step.finding
+
+
+def test_a_disputed_step_names_the_sage_it_followed():
+    step = r.blade_slipped(_case(act="blade_slipped"), Opinions(blade="rabbi"))
+    assert (step.dispute, step.opinion) == ("blade", "rabbi")
+
+
+def test_undisputed_step_names_no_sage():
+    step = r.blind_killer(_case(), Opinions(blind="meir"))
+    assert (step.dispute, step.opinion) == (None, None)
+
+
+@pytest.mark.parametrize(
+    ("killer", "victim", "reason"),
+    [
+        ({}, {}, None),
+        ({"high_priest": True}, {}, "a high priest killed"),
+        ({}, {"high_priest": True}, "he killed a high priest"),
+    ],
+)
+def test_exile_for_life(killer, victim, reason):
+    step, life_reason = r.exile_for_life(_case(killer=killer, victim=victim))
+    assert life_reason == reason
+    assert step.citation == ("Numbers 35:25" if reason is None else "Mishnah Makkot 2:7")
+
+
+@pytest.mark.parametrize(
+    ("inside", "levite", "within"),
+    [
+        (False, False, "city_of_refuge"),
+        (False, True, "city_of_refuge"),
+        (True, False, "neighbourhood"),
+        (True, True, "another_city"),
+    ],
+)
+def test_place_of_exile(inside, levite, within):
+    step, found = r.place_of_exile(_case(inside_city_of_refuge=inside, killer={"levite": levite}))
+    assert found == within
+    assert ("killer.levite" in step.reads) == inside
+
+
+@pytest.mark.parametrize(
+    ("facts", "field"),
+    [
+        ({"movement": "upward"}, "movement"),
+        ({"act": "other_movement"}, "movement"),
+        ({"place": "forest", "victim_right_of_entry": False}, "victim_right_of_entry"),
+        ({"place": "own_courtyard"}, "victim_right_of_entry"),
+        ({"intended_target": "the_victim"}, "intended_target"),
+        ({"lying_in_wait": True}, "lying_in_wait"),
+        ({"victim_put_head_out_after_throw": True}, "victim_put_head_out_after_throw"),
+        ({"purpose": "father_disciplining_son"}, "relation"),
+        ({"killer": {"blind": True}, "killer_saw_victim": True}, "killer_saw_victim"),
+        ({**STRIKE, "aimed_at": "loins"}, "landed_on"),
+        ({"act": "striking", "aimed_at": "loins", "landed_on": "heart"}, "aimed_at"),
+        ({**STRIKE, "aimed_at": "loins", "landed_on": "minor"}, "landed_on"),
+        ({**STRIKE, "aimed_at": "adult", "landed_on": "minor"}, "intended_target"),
+        (
+            {**AIMED, "force_could_kill_where_aimed": True, "force_could_kill_where_landed": False},
+            "force_could_kill_where_landed",
+        ),
+        ({"killer": {"high_priest": True, "levite": True}}, "levite"),
+        ({"victim": {"status": "resident_alien", "high_priest": True}}, "high_priest"),
+    ],
+)
+def test_contradictory_facts_name_the_field(facts, field):
+    with pytest.raises(ValidationError) as caught:
+        _case(**facts)
+    error = caught.value.errors()[0]["ctx"]["error"]
+    assert isinstance(error, ContradictoryFactsError)
+    assert error.field == field
+
+
+def test_registry_matches_the_opinions_model():
+    assert list(DISPUTES) == list(Opinions.model_fields)
+    for key, dispute in DISPUTES.items():
+        assert set(dispute.sages) == set(typing.get_args(Opinions.model_fields[key].annotation))
+        assert getattr(Opinions(), key) == dispute.default == dispute.sages[0]
+        assert dispute.why_default and dispute.citation.startswith("Mishnah")
+
+
+def test_parse_opinions_sets_only_what_it_is_given():
+    parsed = parse_opinions(["blade=rabbi", "enemy = shimon"])
+    assert (parsed.blade, parsed.enemy) == ("rabbi", "shimon")
+    assert parsed.chip == DISPUTES["chip"].default
+
+
+@pytest.mark.parametrize(
+    ("setting", "needle"),
+    [
+        ("blades=rabbi", "valid: blade, chip"),
+        ("blade=rabi", "valid: sages, rabbi"),
+        ("blade", "RULE=SAGE"),
+    ],
+)
+def test_parse_opinions_rejects_unknown_keys_and_sages(setting, needle):
+    with pytest.raises(RefugeError, match=needle):
+        parse_opinions([setting])
