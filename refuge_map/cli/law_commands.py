@@ -65,10 +65,11 @@ def judge_command(
 @app.command("cases")
 def cases_command() -> None:
     """List the shipped cases with their title and verdict under the default opinions."""
-    table = Table(title=f"Shipped cases ({cases_dir()})")
+    found = shipped_cases()
+    table = Table(title=f"{len(found)} cases shipped in {cases_dir()}")
     for column in ("case", "title", "verdict", "other opinions"):
         table.add_column(column)
-    for path, shipped in shipped_cases():
+    for path, shipped in found:
         others = ", ".join(f"{key}: {v}" for key, v in shipped.expected.items() if key != "default")
         table.add_row(path.stem, shipped.title, shipped.expected["default"], others)
     Console().print(table)
