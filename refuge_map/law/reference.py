@@ -14,7 +14,7 @@ from refuge_map.law.ruling import Consequences, Verdict
 
 VERDICT_MEANINGS: dict[str, str] = {
     "exile": "a manslayer: he goes into banishment (see the consequences)",
-    "no_exile": "he does not go into banishment, and is not put to death",
+    "no_exile": "he does not go into banishment (and the seeds put him to no death)",
     "capital": "a murderer (Numbers 35:16-21), or an enemy under R. Yose bar Judah",
     "undetermined": "the seeds do not decide; the ruling's reason says what is open",
 }
