@@ -104,22 +104,20 @@ def meant_for_another_person(case: Case, opinions: Opinions) -> TraceStep | None
     if case.intended_target != "another_person":
         return None
     sage = opinions.other_victim
-    common = {"dispute": "other_victim", "opinion": sage}
-    if sage == "shimon":
-        return _step(
-            "meant_for_another_person",
-            "Mishnah Sanhedrin 9:2",
-            f"he meant this one and killed that one: exempt from death; {NOT_IN_SEEDS}",
-            ("intended_target",),
-            decides="undetermined",
-            **common,
-        )
+    exempt = sage == "shimon"
+    finding = (
+        f"he meant this one and killed that one: exempt from death; {NOT_IN_SEEDS}"
+        if exempt
+        else "he meant this one and killed that one: judged as if he had meant his victim"
+    )
     return _step(
         "meant_for_another_person",
         "Mishnah Sanhedrin 9:2",
-        "he meant this one and killed that one: judged as if he had meant his victim",
+        finding,
         ("intended_target",),
-        **common,
+        decides="undetermined" if exempt else None,
+        dispute="other_victim",
+        opinion=sage,
     )
 
 
