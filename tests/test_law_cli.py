@@ -97,7 +97,7 @@ def test_cases_lists_the_shipped_cases(run_cli):
     ("text", "options", "needles"),
     [
         ("act: lowering_cask\nenmty: true\n", [], ["'enmty'", "valid fields", "enmity"]),
-        ("act: lowering_cask\nenmity: maybe\n", [], ["'enmity'", "boolean", "maybe"]),
+        ("act: lowering_cask\nenmity: maybe\n", [], ["'enmity'", "valid: true, false", "maybe"]),
         ("act: lowering_casks\n", [], ["'act'", "lowering_cask", "climbing_ladder"]),
         ("act: lowering_cask\nmovement: upward\n", [], ["'movement'", "contradictory", "upward"]),
         (
@@ -138,3 +138,18 @@ def test_bad_input_is_one_line_and_exit_code_2(run_cli, tmp_path, text, options,
 def test_missing_case_file(run_cli, tmp_path):
     result = run_cli("judge", tmp_path / "nowhere.yaml")
     assert result.code == 2 and "nowhere.yaml" in result.err
+
+
+def test_all_opinions_refuses_a_fixed_opinion(run_cli):
+    path = str(SHIPPED[0][0])
+    result = run_cli("judge", "--all-opinions", path, "--opinion", "blade=rabbi")
+    assert result.code == 2 and "--all-opinions" in result.err
+
+
+def test_data_folder_can_be_moved(run_cli, tmp_path, monkeypatch):
+    (tmp_path / "cases").mkdir()
+    source = SHIPPED[-1][0]
+    (tmp_path / "cases" / source.name).write_text(source.read_text(encoding="utf-8"), "utf-8")
+    monkeypatch.setenv("REFUGE_MAP_DATA", str(tmp_path))
+    result = run_cli("cases")
+    assert result.code == 0 and "1 cases" in result.out

@@ -47,6 +47,8 @@ def judge_command(
         return
     if case_file is None:
         raise RefugeError("give a CASE file (or --schema)", source="refuge judge")
+    if all_opinions and opinion:
+        raise RefugeError("--opinion and --all-opinions do not go together", source="refuge judge")
     case, _ = load_case_file(case_file)
     if all_opinions:
         across = rulings_across_opinions(case)

@@ -148,6 +148,9 @@ def _case_error(err: ValidationError, model: type[BaseModel], source: str) -> Re
         )
     if first["type"] == "value_error" and isinstance(contradiction, RefugeError):
         return RefugeError(f"{contradiction}{tail}", source=source, field=".".join(loc))
+    if first["type"] in ("bool_parsing", "bool_type"):
+        message = f"{first['msg']}; valid: true, false{tail}"
+        return RefugeError(message, source=source, field=".".join(loc), value=first.get("input"))
     if first["type"] == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
         valid = ", ".join(owner.model_fields) if owner else "see `refuge judge --schema`"
