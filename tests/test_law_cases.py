@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from refuge_map.law import DISPUTES, bearing_disputes, judge
-from refuge_map.law.casefiles import cases_dir, opinion_settings, opinions_for, shipped_cases
+from refuge_map.law import DISPUTES, Opinions, bearing_disputes, judge
+from refuge_map.law.casefiles import cases_dir, opinion_settings, shipped_cases
 from refuge_map.law.rules import VERDICT_RULES
 from refuge_map.law.ruling import Verdict
 
@@ -34,7 +34,7 @@ def test_several_dozen_cases_ship():
 
 @pytest.mark.parametrize(("shipped", "setting", "verdict"), EXPECTATIONS)
 def test_verdict_under_each_expected_opinion(shipped, setting, verdict):
-    ruling = judge(shipped.case, opinions_for(setting))
+    ruling = judge(shipped.case, Opinions.model_validate(setting))
     assert ruling.verdict == verdict, ruling.reason
     assert (ruling.consequences is not None) == (verdict == "exile")
 
@@ -88,7 +88,7 @@ def test_shipped_cases_reach_every_rule_and_every_verdict():
         step.rule
         for _, shipped in SHIPPED
         for setting, _ in shipped.expectations()
-        for step in judge(shipped.case, opinions_for(setting)).trace
+        for step in judge(shipped.case, Opinions.model_validate(setting)).trace
     }
     assert {rule.__name__ for rule in VERDICT_RULES} <= consulted
     verdicts = {verdict for _, shipped in SHIPPED for verdict in shipped.expected.values()}

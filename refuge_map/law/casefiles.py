@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from refuge_map._loading import read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError
-from refuge_map.law.opinions import Opinions, opinions_from
+from refuge_map.law.opinions import opinions_from
 from refuge_map.law.ruling import ExileWithin, Verdict
 
 DATA_ENV = "REFUGE_MAP_DATA"
@@ -87,11 +87,6 @@ def opinion_settings(setting: str) -> dict[str, str]:
     chosen = dict(part.strip().partition("=")[::2] for part in setting.split(","))
     opinions_from(chosen, source=None)
     return chosen
-
-
-def opinions_for(setting: dict[str, str]) -> Opinions:
-    """The `Opinions` of a parsed setting, the other disputes at their defaults."""
-    return Opinions.model_validate(setting)
 
 
 def load_case_file(path: str | Path) -> tuple[Case, ShippedCase | None]:
