@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import typing
 
 import pytest
 from pydantic import BaseModel, ValidationError
 
 from refuge_map.errors import RefugeError
-from refuge_map.law import DISPUTES, Case, ContradictoryFactsError, Opinions, parse_opinions
+from refuge_map.law import DISPUTES, Case, ContradictoryFactsError, Opinions
 from refuge_map.law import rules as r
-from refuge_map.law.casefiles import shipped_cases
+from refuge_map.law.casefiles import parse_opinions, shipped_cases
 
 NOT_APPLICABLE = "not applicable"
 CONTINUES = None
@@ -277,3 +279,11 @@ def test_parse_opinions_sets_only_what_it_is_given():
 def test_parse_opinions_rejects_unknown_keys_and_sages(setting, needle):
     with pytest.raises(RefugeError, match=needle):
         parse_opinions([setting])
+
+
+def test_the_law_imports_no_geometry():
+    probe = "import sys, refuge_map.law; print(sorted(m for m in sys.modules if 'geo' == m[:3]))"
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "[]"

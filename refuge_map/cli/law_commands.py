@@ -12,8 +12,8 @@ from rich.table import Table
 
 from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
-from refuge_map.law import DISPUTES, Ruling, judge, parse_opinions, rulings_across_opinions
-from refuge_map.law.casefiles import cases_dir, load_case_file, shipped_cases
+from refuge_map.law import DISPUTES, Ruling, judge, rulings_across_opinions
+from refuge_map.law.casefiles import cases_dir, load_case_file, parse_opinions, shipped_cases
 from refuge_map.law.reference import vocabulary_markdown
 
 

@@ -1,11 +1,13 @@
 """The law of exile: who goes into banishment, under every opinion, with citations.
 
-Pure logic over the facts of a killing; it knows no geometry.
+Pure logic over the facts of a killing; it knows no geometry. Reading case files and
+``--opinion`` settings (which raise `refuge_map.errors.RefugeError`) lives in
+`refuge_map.law.casefiles`.
 """
 
 from refuge_map.law.case import Case, ContradictoryFactsError, Killer, Victim
 from refuge_map.law.judge import bearing_disputes, judge, rulings_across_opinions
-from refuge_map.law.opinions import DISPUTES, Dispute, Opinions, parse_opinions
+from refuge_map.law.opinions import DISPUTES, Dispute, Opinions
 from refuge_map.law.ruling import Consequences, Ruling, TraceStep, Verdict
 
 __all__ = [
@@ -22,6 +24,5 @@ __all__ = [
     "Victim",
     "bearing_disputes",
     "judge",
-    "parse_opinions",
     "rulings_across_opinions",
 ]

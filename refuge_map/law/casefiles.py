@@ -1,8 +1,9 @@
-"""Read case files (bare facts, or shipped cases with their seed and expected verdicts)."""
+"""Read the law's inputs: case files, shipped cases with their expected verdicts, opinions."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from refuge_map._loading import read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError
-from refuge_map.law.opinions import opinions_from
+from refuge_map.law.opinions import DISPUTES, Opinions
 from refuge_map.law.ruling import ExileWithin, Verdict
 
 DATA_ENV = "REFUGE_MAP_DATA"
@@ -164,3 +165,44 @@ def _model_at(model: type[BaseModel], loc: tuple[str, ...]) -> type[BaseModel] |
         if not (isinstance(current, type) and issubclass(current, BaseModel)):
             return None
     return current
+
+
+def parse_opinions(settings: Iterable[str], *, source: str = "--opinion") -> Opinions:
+    """Read `RULE=SAGE` settings (e.g. ``blade=rabbi``) over the defaults.
+
+    Raises
+    ------
+    RefugeError
+        On a setting without ``=``, an unknown dispute key or an unknown sage, naming the valid
+        choices.
+    """
+    chosen: dict[str, str] = {}
+    for setting in settings:
+        key, sep, sage = (part.strip() for part in setting.partition("="))
+        if not sep:
+            raise RefugeError("expected RULE=SAGE", source=source, value=setting)
+        chosen[key] = sage
+    return opinions_from(chosen, source=source)
+
+
+def opinions_from(chosen: dict[str, str], *, source: str | None) -> Opinions:
+    """Build `Opinions` from a mapping of dispute key to sage, checking both.
+
+    Raises
+    ------
+    RefugeError
+        On an unknown dispute key or an unknown sage, naming the valid choices.
+    """
+    for key, sage in chosen.items():
+        if key not in DISPUTES:
+            raise RefugeError(
+                f"unknown opinion; valid: {', '.join(DISPUTES)}", source=source, value=key
+            )
+        if sage not in DISPUTES[key].holds:
+            raise RefugeError(
+                f"unknown sage; valid: {', '.join(DISPUTES[key].sages)}",
+                source=source,
+                field=key,
+                value=sage,
+            )
+    return Opinions.model_validate(chosen)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from refuge_map.errors import RefugeError
 
 
 def _dispute(default: str, *, question: str, holds: dict[str, str], why: str, citation: str) -> Any:
@@ -137,44 +134,3 @@ def _registry() -> dict[str, Dispute]:
 
 
 DISPUTES: dict[str, Dispute] = _registry()
-
-
-def parse_opinions(settings: Iterable[str], *, source: str = "--opinion") -> Opinions:
-    """Read `RULE=SAGE` settings (e.g. ``blade=rabbi``) over the defaults.
-
-    Raises
-    ------
-    RefugeError
-        On a setting without ``=``, an unknown dispute key or an unknown sage, naming the valid
-        choices.
-    """
-    chosen: dict[str, str] = {}
-    for setting in settings:
-        key, sep, sage = (part.strip() for part in setting.partition("="))
-        if not sep:
-            raise RefugeError("expected RULE=SAGE", source=source, value=setting)
-        chosen[key] = sage
-    return opinions_from(chosen, source=source)
-
-
-def opinions_from(chosen: dict[str, str], *, source: str | None) -> Opinions:
-    """Build `Opinions` from a mapping of dispute key to sage, checking both.
-
-    Raises
-    ------
-    RefugeError
-        On an unknown dispute key or an unknown sage, naming the valid choices.
-    """
-    for key, sage in chosen.items():
-        if key not in DISPUTES:
-            raise RefugeError(
-                f"unknown opinion; valid: {', '.join(DISPUTES)}", source=source, value=key
-            )
-        if sage not in DISPUTES[key].holds:
-            raise RefugeError(
-                f"unknown sage; valid: {', '.join(DISPUTES[key].sages)}",
-                source=source,
-                field=key,
-                value=sage,
-            )
-    return Opinions.model_validate(chosen)
