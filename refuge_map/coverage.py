@@ -1,0 +1,419 @@
+"""The coverage field: from every cell of the land, the time to asylum and the chance to live.
+
+"Lest the avenger of blood pursue the manslayer while his heart is hot, and overtake him,
+because the way is long" (Deut 19:6). For every cell of a grid over the land (`land_grid`; the
+default 500 m cells give about 118,000 cells), this module computes
+
+* the way to the nearest protecting asylum: the off-road leg from the cell's centre to the
+  nearest road, then the roads to the nearest gate, from ONE multi-source Dijkstra pass over the
+  road graph (scipy's csgraph, from every gate at once, as ORBIS "floods" its network) and one
+  vectorized snap of all cells;
+* the fugitive's expected travel time, off-road leg at his off-road speed, roads at his road
+  speed;
+* the probability that he reaches asylum before the avenger overtakes him.
+
+The pursuit model (consistent with `refuge_map.simulation`'s capture rule): the avenger sets out
+from the place of the killing (the incident's default kin home) after his delay D and goes the
+fugitive's own way, off-road leg then roads, whether he chases him or heads for the gate to
+intercept him. With the time advantage the fugitive holds at distance s along the way,
+``tau_f(s) - tau_a(s)``, piecewise linear with a kink where the road begins, he is overtaken
+before the gate if and only if
+
+    D < M = max(offroad * (1/f_off - 1/a_off), offroad * (1/f_off - 1/a_off)
+                + road * (1/f_road - 1/a_road)),
+
+and with the two disciples (Mishnah Makkot 2:5) an overtaken man still lives if they persuade
+the avenger. The capture radius (tens of metres) is neglected.
+
+Method: conditional Monte Carlo. The four speeds are drawn K times from the scenario's
+distributions through one seeded `numpy.random.Generator`, the same draws for every cell
+(common random numbers, so the field is smooth and two variants differ only by their
+geography); the delay enters only as a threshold, so it is integrated exactly through its
+distribution function: ``P(overtaken) = mean_k F_D(M_k)``. This removes the delay's part of the
+Monte Carlo error (the standard error per cell is below ``0.5 / sqrt(K)``), with no closed form
+needed for the maximum of differences of reciprocal log-normal speeds.
+
+Before all six cities are designated nothing protects (Mishnah Makkot 2:4): every cell is at an
+infinite time with probability 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from numpy.typing import NDArray
+from scipy.sparse.csgraph import dijkstra
+from scipy.special import ndtr
+
+from geo import WGS84, RefugeNetwork, load_network
+from geo.roads import Snap
+from refuge_map._atomic import atomic_file
+from refuge_map.analysis import LandGrid, land_grid
+from refuge_map.errors import RefugeError
+from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive, Scenario
+
+Floats = NDArray[np.float64]
+
+#: Default cell edge (metres): 500 m cells give about 118,000 cells over the land.
+DEFAULT_CELL_M = 500.0
+
+#: Default number of speed draws per cell.
+DEFAULT_DRAWS = 256
+
+#: Output formats QGIS opens, by suffix (cell squares in the network's metric CRS).
+FIELD_SUFFIXES = (".gpkg", ".parquet")
+
+#: Why the field matters, and the rules it applies, for outputs and maps.
+CITATIONS = (
+    "Deut 19:6: lest the avenger overtake him because the way is long",
+    "Mishnah Makkot 2:4: no city protects until all six are designated",
+    "Mishnah Makkot 2:5: two disciples of the Sages go with him to speak to the avenger",
+)
+
+METHOD = (
+    "conditional Monte Carlo: speeds drawn (common random numbers for all cells), "
+    "the avenger's delay integrated exactly through its distribution function"
+)
+
+_CHUNK_CELLS = 8192
+
+
+@dataclass(frozen=True)
+class CoverageField:
+    """The coverage field over a land grid; arrays are one entry per cell of `grid`.
+
+    Attributes
+    ----------
+    grid
+        The cells (`refuge_map.analysis.LandGrid`).
+    offroad_m, road_m
+        The off-road leg and the road distance to the nearest gate (0 inside a zone, inf before
+        the cities protect).
+    city
+        The city whose asylum is nearest ("" when nothing protects).
+    time_h
+        The fugitive's expected travel time to asylum, hours.
+    p_asylum
+        Probability that he reaches asylum alive (with the escorts' help, if given).
+    attrs
+        The year, the number of draws, the seed, the method and the citations.
+    """
+
+    grid: LandGrid
+    offroad_m: Floats
+    road_m: Floats
+    city: NDArray[np.str_]
+    time_h: Floats
+    p_asylum: Floats
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+    def to_frame(self) -> gpd.GeoDataFrame:
+        """The cells as squares in the network's metric CRS, one column per quantity."""
+        cells = self.grid.cells()
+        for name in ("offroad_m", "road_m", "time_h", "p_asylum"):
+            values = getattr(self, name)
+            cells[name] = np.where(np.isfinite(values), values, np.nan)
+        cells["city"] = self.city
+        cells.attrs = dict(self.attrs)
+        return cells
+
+
+@dataclass(frozen=True)
+class _Speeds:
+    """K draws of the four speeds, metres per second."""
+
+    fugitive_offroad: Floats
+    fugitive_road: Floats
+    avenger_offroad: Floats
+    avenger_road: Floats
+
+    @classmethod
+    def draw(
+        cls, fugitive: Fugitive, avenger: Avenger, rng: np.random.Generator, k: int
+    ) -> _Speeds:
+        kmh = (
+            fugitive.speed_offroad_kmh,
+            fugitive.speed_road_kmh,
+            avenger.speed_offroad_kmh,
+            avenger.speed_road_kmh,
+        )
+        return cls(*(dist.sample(rng, k) / 3.6 for dist in kmh))
+
+
+def delay_cdf(delay: Any, hours: Floats) -> Floats:
+    """``P(D < hours)`` for a scenario's delay distribution (fixed, uniform or log-normal).
+
+    Log-normal draws are clipped to the quantity's range by `Scenario`'s sampler, so the
+    distribution function is the log-normal one inside the range, 0 below and 1 above.
+    """
+    x = np.asarray(hours, dtype=np.float64)
+    if delay.dist == "fixed":
+        return (x > delay.value).astype(np.float64)
+    if delay.dist == "uniform":
+        if delay.high == delay.low:
+            return (x > delay.low).astype(np.float64)
+        return np.clip((x - delay.low) / (delay.high - delay.low), 0.0, 1.0)
+    low, high = delay.bounds
+    if delay.sigma == 0.0:
+        inner = (x > delay.median).astype(np.float64)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inner = ndtr((np.log(np.maximum(x, 0.0)) - math.log(delay.median)) / delay.sigma)
+    return np.where(x <= max(low, 0.0), 0.0, np.where(x > high, 1.0, inner))
+
+
+def overtaken_probability(
+    offroad_m: Floats, road_m: Floats, speeds: _Speeds, cdf: Callable[[Floats], Floats]
+) -> Floats:
+    """``P(D < M)`` per cell, averaged over the speed draws (see the module's docstring)."""
+    out = np.empty(len(offroad_m))
+    lead_offroad = 1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad
+    lead_road = 1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road
+    for start in range(0, len(offroad_m), _CHUNK_CELLS):
+        cells = slice(start, start + _CHUNK_CELLS)
+        at_road = offroad_m[cells, None] * lead_offroad
+        at_gate = at_road + road_m[cells, None] * lead_road
+        out[cells] = cdf(np.maximum(at_road, at_gate) / 3600.0).mean(axis=1)
+    return out
+
+
+def way_to_asylum(
+    network: RefugeNetwork, x: Floats, y: Floats
+) -> tuple[Floats, Floats, NDArray[np.str_]]:
+    """Off-road leg, road distance (metres) and city of the nearest gate, for many positions.
+
+    One multi-source Dijkstra pass from every gate gives the road distance from each node and
+    the gate it comes from; the positions are snapped onto their nearest road at once and walk
+    to whichever end of their edge is nearer to asylum. Positions inside a zone are at 0 and
+    belong to that zone's city. Whether the cities protect is the caller's concern.
+    """
+    router = network.router
+    gates = np.flatnonzero(router.node_gate != "")
+    dist, _, source = dijkstra(
+        router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
+    )
+    snap = router.snap(x, y)
+    road, end = _road_via_nearer_end(snap, router.edge_length_m, dist)
+    offroad = snap.offroad_m.copy()
+    city = np.where(source[end] >= 0, router.node_gate[np.maximum(source[end], 0)], "")
+    zone = network.asylum.zone_of(x, y)
+    inside = zone >= 0
+    offroad[inside], road[inside] = 0.0, 0.0
+    city[inside] = np.asarray(network.city_ids)[zone[inside]]
+    return offroad, road, city
+
+
+def _road_via_nearer_end(
+    snap: Snap, edge_length_m: Floats, node_dist: Floats
+) -> tuple[Floats, NDArray[np.intp]]:
+    via_u = snap.along_m + node_dist[snap.u]
+    via_v = edge_length_m[snap.edge] - snap.along_m + node_dist[snap.v]
+    take_u = via_u <= via_v
+    return np.where(take_u, via_u, via_v), np.where(take_u, snap.u, snap.v)
+
+
+def coverage_field(
+    network: RefugeNetwork,
+    *,
+    fugitive: Fugitive | None = None,
+    avenger: Avenger | None = None,
+    escorts: Escorts | None = None,
+    year: float | None = None,
+    cell_m: float = DEFAULT_CELL_M,
+    draws: int = DEFAULT_DRAWS,
+    seed: int = 0,
+    grid: LandGrid | None = None,
+) -> CoverageField:
+    """Compute the coverage field of a network for the agents' speed and delay distributions.
+
+    Parameters
+    ----------
+    network
+        The network, built under the opinions, identification and designation to map.
+    fugitive, avenger, escorts
+        The scenario's agents (default: the scenario defaults).
+    year
+        Where on the designation timeline (None: after the whole timeline). Before all six are
+        designated nothing protects (Mishnah Makkot 2:4).
+    cell_m
+        Cell edge in metres (default 500 m: about 118,000 cells); ignored if `grid` is given.
+    draws
+        Speed draws K per cell; the standard error of a cell's probability is below
+        ``0.5 / sqrt(K)``.
+    seed
+        Seed of the generator behind the draws.
+    grid
+        Cells to compute (default: `refuge_map.analysis.land_grid` at `cell_m`).
+
+    Raises
+    ------
+    RefugeError
+        If `draws` is not a positive integer.
+    geo.ParameterError
+        If `cell_m` is not positive.
+    """
+    if draws < 1:
+        raise RefugeError("must be a positive number of draws", field="draws", value=draws)
+    fugitive, avenger, escorts = fugitive or Fugitive(), avenger or Avenger(), escorts or Escorts()
+    cells = grid if grid is not None else land_grid(network, cell_m=cell_m)
+    offroad, road, city = way_to_asylum(network, cells.x, cells.y)
+    speeds = _Speeds.draw(fugitive, avenger, np.random.default_rng(seed), draws)
+    time_h = (
+        offroad * np.mean(1.0 / speeds.fugitive_offroad)
+        + road * np.mean(1.0 / speeds.fugitive_road)
+    ) / 3600.0
+    overtaken = overtaken_probability(
+        offroad, road, speeds, lambda hours: delay_cdf(avenger.delay_h, hours)
+    )
+    saved = escorts.persuade_p if escorts.enabled else 0.0
+    p_asylum = 1.0 - overtaken * (1.0 - saved)
+    if not bool(np.all(network.active(year))):
+        offroad, road = np.full_like(offroad, math.inf), np.full_like(road, math.inf)
+        time_h, p_asylum = np.full_like(time_h, math.inf), np.zeros_like(p_asylum)
+        city = np.full_like(city, "")
+    attrs = {
+        "year": year,
+        "cell_m": cells.cell_m,
+        "draws": draws,
+        "seed": seed,
+        "method": METHOD,
+        "citations": list(CITATIONS),
+        **{f"network_{k}": str(v) for k, v in network.options.items()},
+    }
+    return CoverageField(cells, offroad, road, city, time_h, p_asylum, attrs)
+
+
+def scenario_coverage(
+    scenario: Scenario, *, cell_m: float = DEFAULT_CELL_M, draws: int = DEFAULT_DRAWS
+) -> CoverageField:
+    """The coverage field of a scenario: its network options, year, agents, escorts and seed."""
+    network = load_network(**scenario.network.load_kwargs())
+    return coverage_field(
+        network,
+        fugitive=scenario.fugitive,
+        avenger=scenario.avenger,
+        escorts=scenario.escorts,
+        year=scenario.year,
+        cell_m=cell_m,
+        draws=draws,
+        seed=scenario.seed,
+    )
+
+
+def coverage_layer(
+    coverage: CoverageField, *, cell_m: float = 2_000.0, column: str = "p_asylum"
+) -> gpd.GeoDataFrame:
+    """The field coarsened to `cell_m` squares (block means) in WGS84, for the HTML map.
+
+    Parameters
+    ----------
+    coverage
+        A field from `coverage_field`.
+    cell_m
+        Edge of the map's squares (default 2 km, about 7,500 squares: light enough for a
+        browser); at most the field's own resolution is kept.
+    column
+        ``"p_asylum"`` or ``"time_h"``: the value to map (both are kept; this one is named
+        ``value`` for the map's colour scale).
+    """
+    grid = coverage.grid
+    size = max(cell_m, grid.cell_m)
+    block = pd.DataFrame(
+        {
+            "bx": np.floor(grid.x / size).astype(np.int64),
+            "by": np.floor(grid.y / size).astype(np.int64),
+            "p_asylum": coverage.p_asylum,
+            "time_h": np.where(np.isfinite(coverage.time_h), coverage.time_h, np.nan),
+        }
+    )
+    means = block.groupby(["bx", "by"], sort=True).mean().reset_index()
+    left, bottom = means["bx"].to_numpy() * size, means["by"].to_numpy() * size
+    squares = shapely.box(left, bottom, left + size, bottom + size)
+    layer = gpd.GeoDataFrame(means[["p_asylum", "time_h"]], geometry=squares, crs=grid.crs).to_crs(
+        WGS84
+    )
+    layer["value"] = layer[column]
+    layer.attrs = {"column": column, "cell_m": size, **coverage.attrs}
+    return layer
+
+
+def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
+    """Write the field (GeoPackage or GeoParquet of cell squares) and a PNG beside it.
+
+    Returns
+    -------
+    list of Path
+        The field file and the PNG.
+
+    Raises
+    ------
+    RefugeError
+        For an unsupported suffix (use `FIELD_SUFFIXES`). Each file appears whole or not at all.
+    """
+    target = Path(out)
+    if target.suffix not in FIELD_SUFFIXES:
+        raise RefugeError(
+            f"unsupported output format; use one of {FIELD_SUFFIXES}",
+            source="--out",
+            value=str(target),
+        )
+    frame = coverage.to_frame()
+    with atomic_file(target) as tmp:
+        if target.suffix == ".parquet":
+            frame.to_parquet(tmp)
+        else:
+            frame.to_file(tmp, layer="coverage", engine="pyogrio")
+    png = target.with_suffix(".png")
+    with atomic_file(png) as tmp:
+        plot_coverage(coverage, tmp)
+    return [target, png]
+
+
+def _raster(coverage: CoverageField, values: Floats) -> tuple[Floats, list[float]]:
+    """The cells' values as a 2-d image (NaN off the land) and its extent."""
+    grid = coverage.grid
+    col = np.rint((grid.x - grid.x.min()) / grid.cell_m).astype(np.intp)
+    row = np.rint((grid.y - grid.y.min()) / grid.cell_m).astype(np.intp)
+    image = np.full((row.max() + 1, col.max() + 1), np.nan)
+    image[row, col] = np.where(np.isfinite(values), values, np.nan)
+    half = grid.cell_m / 2.0
+    extent = [grid.x.min() - half, grid.x.max() + half, grid.y.min() - half, grid.y.max() + half]
+    return image, extent
+
+
+def plot_coverage(coverage: CoverageField, path: str | Path) -> None:
+    """A PNG of two panels: the travel time to asylum and the chance to reach it alive."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = (
+        ("time_h", "hours to the nearest asylum", "viridis_r", None),
+        ("p_asylum", "P(reaches asylum alive)", "RdYlGn", (0.0, 1.0)),
+    )
+    fig, axes = plt.subplots(1, 2, figsize=(11, 9), constrained_layout=True)
+    for ax, (name, label, cmap, limits) in zip(axes, panels, strict=True):
+        image, extent = _raster(coverage, getattr(coverage, name))
+        vmin, vmax = limits or (0.0, float(np.nanmax(image)) if np.isfinite(image).any() else 1.0)
+        shown = ax.imshow(image, origin="lower", extent=extent, cmap=cmap, vmin=vmin, vmax=vmax)
+        fig.colorbar(shown, ax=ax, shrink=0.6, label=label)
+        ax.set_title(label)
+        ax.set_aspect("equal")
+        ax.set_axis_off()
+    year = coverage.attrs.get("year")
+    when = "after the whole designation timeline" if year is None else f"year {year:g}"
+    fig.suptitle(
+        f"Coverage of the land ({coverage.grid.cell_m:g} m cells, {when}) - "
+        "Deut 19:6: 'because the way is long'"
+    )
+    fig.savefig(path, dpi=110, format="png")
+    plt.close(fig)

@@ -1,0 +1,133 @@
+"""Tests of the coverage field: the way to asylum, the chance to live, the files."""
+
+from __future__ import annotations
+
+import geopandas as gpd
+import numpy as np
+import pytest
+
+from geo import MOSES_THEN_JOSHUA, RefugeNetwork, load_network
+from refuge_map.analysis import land_grid
+from refuge_map.coverage import (
+    CoverageField,
+    coverage_field,
+    coverage_layer,
+    delay_cdf,
+    way_to_asylum,
+    write_coverage,
+)
+from refuge_map.errors import RefugeError
+from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive
+
+
+@pytest.fixture(scope="module")
+def coarse(network: RefugeNetwork) -> CoverageField:
+    """The field on 2 km cells (about 7,400) with the scenario defaults."""
+    return coverage_field(network, cell_m=2_000.0, draws=128)
+
+
+def fixed(value: float) -> dict[str, object]:
+    return {"dist": "fixed", "value": value}
+
+
+@pytest.mark.parametrize(
+    "delay",
+    [
+        {"dist": "fixed", "value": 2.0},
+        {"dist": "uniform", "low": 1.0, "high": 5.0},
+        {"dist": "lognormal", "median": 2.0, "sigma": 0.5},
+    ],
+)
+def test_delay_cdf_matches_the_sampler(delay: dict[str, object]) -> None:
+    dist = Avenger(delay_h=delay).delay_h
+    draws = dist.sample(np.random.default_rng(1), 200_000)
+    hours = np.array([0.5, 1.5, 2.0, 2.5, 4.0, 9.0])
+    empirical = (draws[:, None] < hours).mean(axis=0)
+    np.testing.assert_allclose(delay_cdf(dist, hours), empirical, atol=0.005)
+
+
+def test_the_way_is_the_routers_distance(network: RefugeNetwork, coarse: CoverageField) -> None:
+    lon, lat = coarse.grid.lonlat
+    reach = network.distance_to_asylum(lon, lat)
+    np.testing.assert_allclose(coarse.offroad_m + coarse.road_m, reach.dist_m, rtol=1e-9)
+    assert (coarse.city == np.asarray(reach.city, dtype=str)).mean() > 0.999  # ties may differ
+
+
+def test_inside_a_zone_he_is_safe_at_once(network: RefugeNetwork) -> None:
+    site = network.cities.loc["hebron", "site"]
+    offroad, road, city = way_to_asylum(network, np.array([site.x]), np.array([site.y]))
+    assert (offroad[0], road[0], city[0]) == (0.0, 0.0, "hebron")
+
+
+def test_fixed_speeds_and_delay_give_the_chase_threshold(network: RefugeNetwork) -> None:
+    # Fugitive 4 km/h everywhere, avenger 8 km/h: he gains half the fugitive's time.
+    # Caught iff delay < T_f / 2; with a 3 h delay the cells beyond 6 h of flight are lost.
+    field = coverage_field(
+        network,
+        fugitive=Fugitive(speed_road_kmh=fixed(4.0), speed_offroad_kmh=fixed(4.0)),
+        avenger=Avenger(
+            speed_road_kmh=fixed(8.0), speed_offroad_kmh=fixed(8.0), delay_h=fixed(3.0)
+        ),
+        cell_m=4_000.0,
+        draws=1,
+    )
+    far = field.time_h > 6.0 + 1e-9
+    assert far.any() and (~far).any()
+    np.testing.assert_array_equal(field.p_asylum, np.where(far, 0.0, 1.0))
+
+
+def test_a_slower_avenger_never_overtakes(network: RefugeNetwork) -> None:
+    field = coverage_field(
+        network,
+        avenger=Avenger(speed_road_kmh=fixed(1.0), speed_offroad_kmh=fixed(1.0)),
+        cell_m=4_000.0,
+        draws=16,
+    )
+    assert np.all(field.p_asylum == 1.0)
+
+
+def test_escorts_and_nearness_help(coarse: CoverageField, network: RefugeNetwork) -> None:
+    escorted = coverage_field(
+        network, escorts=Escorts(enabled=True, persuade_p=0.5), cell_m=2_000.0, draws=128
+    )
+    # Mishnah Makkot 2:5: an overtaken man lives if the disciples persuade the avenger.
+    np.testing.assert_allclose(1 - escorted.p_asylum, 0.5 * (1 - coarse.p_asylum), atol=1e-12)
+    near, far = coarse.time_h < 2.0, coarse.time_h > 15.0
+    assert coarse.p_asylum[near].mean() > coarse.p_asylum[far].mean()  # Deut 19:6
+
+
+def test_before_activation_nothing_protects() -> None:
+    network = load_network(designated=MOSES_THEN_JOSHUA)
+    before = coverage_field(network, year=5.0, cell_m=5_000.0, draws=8)
+    after = coverage_field(network, year=20.0, cell_m=5_000.0, draws=8)
+    # Mishnah Makkot 2:4: the three beyond the Jordan gave no refuge until the three in Canaan.
+    assert np.all(np.isinf(before.time_h)) and np.all(before.p_asylum == 0.0)
+    assert np.all(np.isfinite(after.time_h)) and after.p_asylum.min() > 0.0
+
+
+def test_the_default_grid_has_over_100000_cells(network: RefugeNetwork) -> None:
+    assert len(land_grid(network, cell_m=500.0).x) >= 100_000
+
+
+def test_same_seed_same_field(network: RefugeNetwork, coarse: CoverageField) -> None:
+    again = coverage_field(network, cell_m=2_000.0, draws=128)
+    np.testing.assert_array_equal(again.p_asylum, coarse.p_asylum)
+
+
+def test_files_and_map_layer(coarse: CoverageField, tmp_path: object) -> None:
+    out = tmp_path / "coverage.gpkg"  # type: ignore[operator]
+    written = write_coverage(coarse, out)
+    assert [p.name for p in written] == ["coverage.gpkg", "coverage.png"]
+    cells = gpd.read_file(out, layer="coverage")
+    assert len(cells) == len(coarse.p_asylum)
+    assert {"time_h", "p_asylum", "city", "offroad_m", "road_m"} <= set(cells.columns)
+    assert written[1].read_bytes()[:4] == b"\x89PNG"
+    layer = coverage_layer(coarse, cell_m=5_000.0)
+    assert layer.crs.to_epsg() == 4326
+    assert layer["value"].between(0, 1).all()
+    assert len(layer) < len(coarse.p_asylum)
+
+
+def test_unsupported_suffix_is_refused(coarse: CoverageField, tmp_path: object) -> None:
+    with pytest.raises(RefugeError, match="unsupported output format"):
+        write_coverage(coarse, tmp_path / "coverage.tif")  # type: ignore[operator]
