@@ -1,0 +1,382 @@
+"""Where six cities of refuge would best stand: p-median and p-center on the road network."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from numpy.typing import ArrayLike, NDArray
+from pyproj import Geod
+from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
+from scipy.sparse import csr_array, eye_array, hstack, kron
+
+from geo import RefugeNetwork, to_lonlat, to_metric
+from geo._errors import ParameterError
+from geo.roads import WALK_SPEED_M_S
+from refuge_map.analysis._roads import road_distance_matrix
+from refuge_map.analysis.coverage_grid import LandGrid
+from refuge_map.analysis.stretches import STRETCH_SOURCE
+
+#: Numbers 35:14: three cities beyond the Jordan and three in the land of Canaan.
+SIX_SOURCE = "Numbers 35:13-14; Deut 4:41-43; Joshua 20:7-8"
+PER_SIDE: Mapping[str, int] = {"west": 3, "east": 3}
+
+_GEOD = Geod(ellps="WGS84")
+_SAME_POINT_M = 1.0
+
+
+def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.GeoDataFrame:
+    """The places a city of refuge may be put: gazetteer sites and, optionally, road nodes.
+
+    Gazetteer sites are every identification candidate of every city (the network's chosen
+    six among them); road nodes are the named waypoints of the road graph (the ancient sites the
+    roads pass; gates and other unnamed split points are artefacts of the present zones and are
+    left out). A road node within a metre of a gazetteer site is the same place and is dropped.
+    The side of the Jordan is the land polygon (`network.land`) holding the point.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        Indexed 0..n-1 with ``id`` (the site id, or ``node_<graph id>``), ``name``, ``kind``
+        (``"site"`` or ``"road_node"``) and ``side``; Point geometry in the metric CRS.
+    """
+    places = network.places[network.places["city"].notna()]
+    frames = [
+        pd.DataFrame(
+            {
+                "id": places["id"].to_numpy(),
+                "name": places["modern_identification"].fillna(places["name"]).to_numpy(),
+                "kind": "site",
+                "x": places.geometry.x.to_numpy(),
+                "y": places.geometry.y.to_numpy(),
+            }
+        )
+    ]
+    if road_nodes:
+        router = network.router
+        waypoint = np.array([network.roads.nodes[n]["waypoint"] for n in router.node_ids.tolist()])
+        named = waypoint != ""
+        frames.append(
+            pd.DataFrame(
+                {
+                    "id": [f"node_{n}" for n in router.node_ids[named].tolist()],
+                    "name": waypoint[named],
+                    "kind": "road_node",
+                    "x": router.node_x[named],
+                    "y": router.node_y[named],
+                }
+            )
+        )
+    table = pd.concat(frames, ignore_index=True)
+    first = _first_of_duplicates(table["x"].to_numpy(), table["y"].to_numpy())
+    table = table[first].reset_index(drop=True)
+    points = shapely.points(table["x"].to_numpy(), table["y"].to_numpy())
+    west = network.land.geometry["west"]
+    table["side"] = np.where(shapely.contains(west, points), "west", "east")
+    return gpd.GeoDataFrame(table.drop(columns=["x", "y"]), geometry=points, crs=network.crs)
+
+
+def _first_of_duplicates(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """True for each point not within `_SAME_POINT_M` of an earlier one."""
+    close = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) < _SAME_POINT_M
+    return ~np.tril(close, k=-1).any(axis=1)
+
+
+def cost_matrix(
+    network: RefugeNetwork, grid: LandGrid, candidates: gpd.GeoDataFrame
+) -> NDArray[np.float64]:
+    """Travel distance (km) from each cell centre to each candidate site.
+
+    The off-road leg from the cell to its nearest road, the roads, and the leg from the road
+    to the site (`refuge_map.analysis._roads.road_distance_matrix`: the router's snap and one
+    Dijkstra pass from the candidates' road ends). Measured to the site itself, not to the
+    gate of a zone, so that every placement, the historical one included, is measured alike.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(cells, candidates)``.
+    """
+    geoms = candidates.geometry
+    metres = road_distance_matrix(
+        network.router, grid.x, grid.y, geoms.x.to_numpy(), geoms.y.to_numpy()
+    )
+    return metres / 1000.0
+
+
+def evaluate(
+    cost: NDArray[np.float64], weight: ArrayLike, chosen: ArrayLike
+) -> tuple[float, float]:
+    """Weighted mean and worst distance from each demand point to its nearest chosen site."""
+    nearest = cost[:, np.asarray(chosen, dtype=np.intp)].min(axis=1)
+    return float(np.average(nearest, weights=np.asarray(weight, dtype=float))), float(nearest.max())
+
+
+def _side_rows(
+    side: ArrayLike, per_side: Mapping[str, int]
+) -> tuple[csr_array, NDArray[np.float64]]:
+    """One equality row per side: the number of chosen candidates on it.
+
+    Raises
+    ------
+    geo.ParameterError
+        If a side has fewer candidates than it must receive.
+    """
+    labels = np.asarray(side)
+    rows, counts = [], []
+    for name, count in per_side.items():
+        on_side = labels == name
+        if on_side.sum() < count:
+            raise ParameterError(
+                f"only {int(on_side.sum())} candidates on this side", field="per_side", value=name
+            )
+        rows.append(on_side.astype(float))
+        counts.append(float(count))
+    return csr_array(np.vstack(rows)), np.array(counts)
+
+
+def p_median(
+    cost: NDArray[np.float64],
+    weight: ArrayLike,
+    side: ArrayLike,
+    *,
+    per_side: Mapping[str, int] = PER_SIDE,
+) -> NDArray[np.intp]:
+    """The sites that minimise the weighted mean distance to the nearest site (p-median).
+
+    Solved exactly as a mixed-integer programme with HiGHS (`scipy.optimize.milp`, relative
+    gap 0): open y_c in {0, 1}, assignment x_ic in [0, 1], minimise sum_i,c w_i d_ic x_ic
+    subject to sum_c x_ic = 1, x_ic <= y_c, and sum over each side of y_c = its count
+    (Numbers 35:14: three and three).
+
+    Parameters
+    ----------
+    cost
+        Distance from each demand point (row) to each candidate (column).
+    weight
+        Demand weight per row.
+    side
+        Side label per candidate.
+    per_side
+        How many sites each side receives.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted column indices of the chosen candidates.
+
+    Raises
+    ------
+    geo.ParameterError
+        If a side has too few candidates.
+    """
+    n, m = cost.shape
+    side_a, side_b = _side_rows(side, per_side)
+    x_cols = n * m
+    one_per_row = kron(eye_array(n), np.ones((1, m)), format="csr")
+    assign = hstack([one_per_row, csr_array((n, m))])
+    link = hstack([eye_array(x_cols), -kron(np.ones((n, 1)), eye_array(m))])
+    sides = hstack([csr_array((side_a.shape[0], x_cols)), side_a])
+    w = np.asarray(weight, dtype=float)
+    result = milp(
+        np.concatenate([(w[:, None] * cost).ravel(), np.zeros(m)]),
+        constraints=[
+            LinearConstraint(assign, 1.0, 1.0),
+            LinearConstraint(link, -np.inf, 0.0),
+            LinearConstraint(sides, side_b, side_b),
+        ],
+        integrality=np.concatenate([np.zeros(x_cols), np.ones(m)]),
+        bounds=Bounds(0.0, 1.0),
+        options={"mip_rel_gap": 0.0},
+    )
+    return _opened(result, first=x_cols)
+
+
+def p_center(
+    cost: NDArray[np.float64], side: ArrayLike, *, per_side: Mapping[str, int] = PER_SIDE
+) -> NDArray[np.intp]:
+    """The sites that minimise the worst distance to the nearest site (p-center).
+
+    Solved exactly: the optimal radius is one of the distances in `cost`, so a binary search
+    over the sorted distinct distances (from the largest nearest-candidate distance, below
+    which no choice can serve every point) asks at each radius R whether some choice with the
+    required count on each side covers every demand point within R: a set-cover feasibility
+    programme in y_c in {0, 1} (`scipy.optimize.milp`), sum_c [d_ic <= R] y_c >= 1.
+
+    Parameters
+    ----------
+    cost
+        Distance from each demand point (row) to each candidate (column).
+    side
+        Side label per candidate.
+    per_side
+        How many sites each side receives.
+
+    Returns
+    -------
+    numpy.ndarray
+        Sorted column indices of the chosen candidates at the smallest feasible radius.
+
+    Raises
+    ------
+    geo.ParameterError
+        If a side has too few candidates.
+    """
+    side_a, side_b = _side_rows(side, per_side)
+    radii = np.unique(cost[np.isfinite(cost)])
+    radii = radii[radii >= cost.min(axis=1).max()]
+    low, high = 0, len(radii) - 1
+    best = _cover(cost, radii[high], side_a, side_b)
+    while low < high:
+        mid = (low + high) // 2
+        chosen = _cover(cost, radii[mid], side_a, side_b)
+        if chosen is None:
+            low = mid + 1
+        else:
+            best, high = chosen, mid
+    if best is None:
+        raise ParameterError("no choice of sites reaches every demand point", field="cost")
+    return best
+
+
+def _cover(
+    cost: NDArray[np.float64], radius: float, side_a: csr_array, side_b: NDArray[np.float64]
+) -> NDArray[np.intp] | None:
+    """A choice covering every row within `radius`, or None if there is none."""
+    m = cost.shape[1]
+    result = milp(
+        np.zeros(m),
+        constraints=[
+            LinearConstraint(csr_array((cost <= radius).astype(float)), 1.0, np.inf),
+            LinearConstraint(side_a, side_b, side_b),
+        ],
+        integrality=np.ones(m),
+        bounds=Bounds(0.0, 1.0),
+    )
+    return _opened(result, first=0) if result.status == 0 else None
+
+
+def _opened(result: OptimizeResult, *, first: int) -> NDArray[np.intp]:
+    """Indices of the open candidates in a solved programme whose y start at `first`.
+
+    Raises
+    ------
+    geo.ParameterError
+        If the programme has no solution.
+    """
+    if result.x is None:
+        raise ParameterError(f"no placement found: {result.message}", field="per_side")
+    return np.flatnonzero(np.round(result.x[first:]) == 1)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Six sites and how far the land is from them.
+
+    Attributes
+    ----------
+    label
+        What chose them (``"historical"``, ``"equal stretches"``, ``"p-median"``,
+        ``"p-center"``).
+    sites
+        The chosen rows of the candidate table.
+    mean_km, worst_km
+        Mean (by area) and worst distance from the land to the nearest site.
+    source
+        The principle's source.
+    """
+
+    label: str
+    sites: gpd.GeoDataFrame
+    mean_km: float
+    worst_km: float
+    source: str
+
+
+def placements(
+    network: RefugeNetwork,
+    grid: LandGrid,
+    *,
+    road_nodes: bool = True,
+    per_side: Mapping[str, int] = PER_SIDE,
+) -> dict[str, Placement]:
+    """The historical six against the equal-stretches principle and the two optima.
+
+    - ``historical``: the network's six sites (Numbers 35:14; Deut 4:41-43; Joshua 20:7-8).
+    - ``equal stretches``: in the west, the candidates nearest the points a quarter, half and
+      three quarters of the way from Beersheba to Dan (Makkot 9b on Deut 19:3); in the east,
+      the historical three that Moses set aside (Deut 4:41-43).
+    - ``p-median`` and ``p-center``: `p_median` and `p_center` over `candidate_sites`, with
+      the land's cells (`grid`) as demand, uniform by area.
+
+    Distances are `cost_matrix` distances: the same for every placement.
+    """
+    candidates = candidate_sites(network, road_nodes=road_nodes)
+    cost = cost_matrix(network, grid, candidates)
+    weight = grid.weight_km2
+    side = candidates["side"].to_numpy()
+    chosen = {
+        "historical": (_historical(network, candidates), SIX_SOURCE),
+        "equal stretches": (_equal_stretches(network, candidates), STRETCH_SOURCE),
+        "p-median": (p_median(cost, weight, side, per_side=per_side), SIX_SOURCE),
+        "p-center": (p_center(cost, side, per_side=per_side), SIX_SOURCE),
+    }
+    out = {}
+    for label, (columns, source) in chosen.items():
+        mean_km, worst_km = evaluate(cost, weight, columns)
+        out[label] = Placement(label, candidates.iloc[columns], mean_km, worst_km, source)
+    return out
+
+
+def _historical(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray[np.intp]:
+    ids = candidates["id"].to_numpy()
+    return np.array([int(np.flatnonzero(ids == s)[0]) for s in network.cities["site_id"]])
+
+
+def _equal_stretches(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray[np.intp]:
+    places = network.places.set_index("id").geometry
+    (slon, nlon), (slat, nlat) = to_lonlat(
+        [places["beersheba"].x, places["dan"].x], [places["beersheba"].y, places["dan"].y]
+    )
+    quarters = _GEOD.npts(slon, slat, nlon, nlat, 3, initial_idx=1, terminus_idx=1)
+    west = candidates[candidates["side"] == "west"]
+    qx, qy = to_metric(*np.array(quarters).T)
+    gap = np.hypot(
+        west.geometry.x.to_numpy()[None, :] - qx[:, None],
+        west.geometry.y.to_numpy()[None, :] - qy[:, None],
+    )
+    picked = west.index[gap.argmin(axis=1)].to_numpy()
+    historical = _historical(network, candidates)
+    east = historical[candidates["side"].to_numpy()[historical] == "east"]
+    return np.sort(np.concatenate([picked, east]))
+
+
+def compare_placements(placed: Mapping[str, Placement]) -> pd.DataFrame:
+    """One row per placement: its sites, mean and worst distance (km) and walking hours.
+
+    Walking hours use the road graph's walking speed (`geo.roads.WALK_SPEED_M_S`, 5 km/h).
+    """
+    speed_kmh = WALK_SPEED_M_S * 3.6
+    rows = [
+        {
+            "placement": p.label,
+            "west": ", ".join(_names(p.sites, "west")),
+            "east": ", ".join(_names(p.sites, "east")),
+            "mean_km": p.mean_km,
+            "worst_km": p.worst_km,
+            "mean_hours": p.mean_km / speed_kmh,
+            "worst_hours": p.worst_km / speed_kmh,
+            "source": p.source,
+        }
+        for p in placed.values()
+    ]
+    return pd.DataFrame(rows).set_index("placement")
+
+
+def _names(sites: gpd.GeoDataFrame, side: str) -> list[str]:
+    own = sites[sites["side"] == side]
+    return [name or ident for name, ident in zip(own["name"], own["id"], strict=True)]
