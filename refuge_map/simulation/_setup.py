@@ -1,0 +1,200 @@
+"""Build a scenario's world: the cached network, the incidents as arrays, every random draw."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from geo import RefugeNetwork, load_network, to_metric
+from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
+from refuge_map.simulation._gazetteer import named_places
+from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation.scenario import (
+    GeneratedIncidents,
+    Incident,
+    NetworkOptions,
+    Place,
+    Scenario,
+)
+
+KMH = 1000.0 / 3600.0  # metres per second in one km/h
+STREAMS = ("incidents", "speeds", "delays", "escorts")
+
+
+@lru_cache(maxsize=8)
+def network_for(options_json: str) -> tuple[RefugeNetwork, RoadGraph]:
+    """The network and its flat road graph for some network options (cached: a worker builds
+    each once). Keyed by the options' JSON so that it is hashable."""
+    options = NetworkOptions.model_validate_json(options_json)
+    network = load_network(**options.load_kwargs())
+    return network, RoadGraph.from_router(network.router)
+
+
+@dataclass(frozen=True)
+class World:
+    """A scenario made concrete for one seed: per-incident arrays in metres, seconds, m/s.
+
+    Index ``i`` of every array is incident ``i``.
+    """
+
+    network: RefugeNetwork
+    graph: RoadGraph
+    place: Floats  # (n, 2) where the killing happened
+    killer_home: Floats  # (n, 2)
+    avenger_start: Floats  # (n, 2)
+    t0_s: Floats  # when the killing happened
+    year: Floats  # on the designation timeline
+    fugitive_road: Floats
+    fugitive_offroad: Floats
+    avenger_road: Floats
+    avenger_offroad: Floats
+    setout_s: Floats  # t0 plus the delay
+    deterred_if: NDArray[np.bool_]  # the escorts would persuade the avenger
+    trunk: Floats  # (n, 2), NaN without a tree
+    bough: Floats  # (n, 2), NaN without a tree
+    at_trunk: NDArray[np.bool_]
+
+    @property
+    def n(self) -> int:
+        """Number of incidents."""
+        return len(self.t0_s)
+
+    @property
+    def has_tree(self) -> NDArray[np.bool_]:
+        """The incidents whose manslayer runs for a tree."""
+        return np.isfinite(self.trunk[:, 0])
+
+    def snap(self, xy: Floats) -> tuple[Ints, Floats, Floats]:
+        """Road positions (edge, s) nearest to points, and the off-road distance to them."""
+        snap = self.network.router.snap(xy[:, 0], xy[:, 1])
+        return snap.edge, snap.along_m, snap.offroad_m
+
+
+def build_world(scenario: Scenario, seed: int) -> World:
+    """Resolve places, draw the incidents and every agent's speeds, delay and persuasion.
+
+    Random streams are spawned from ``SeedSequence(seed)``, one per purpose (`STREAMS`), so a
+    change to one draw leaves the others as they were.
+    """
+    network, graph = network_for(scenario.network.model_dump_json())
+    rngs = dict(
+        zip(STREAMS, map(np.random.default_rng, np.random.SeedSequence(seed).spawn(4)), strict=True)
+    )
+    if scenario.generate is not None:
+        place, kin, killer, t0 = _generated(scenario.generate, network, rngs["incidents"])
+        year = np.full(len(t0), scenario.year)
+        trunk = bough = np.full((len(t0), 2), np.nan)
+        at_trunk = np.zeros(len(t0), dtype=bool)
+    else:
+        place, kin, killer, t0, year, trunk, bough, at_trunk = _explicit(scenario, network)
+    n = len(t0)
+    if scenario.avenger.start is not None:
+        kin = np.tile(_resolve([scenario.avenger.start], network), (n, 1))
+    fugitive, avenger = scenario.fugitive, scenario.avenger
+    speeds = rngs["speeds"]
+    return World(
+        network=network,
+        graph=graph,
+        place=place,
+        killer_home=killer,
+        avenger_start=kin,
+        t0_s=t0,
+        year=year,
+        fugitive_road=fugitive.speed_road_kmh.sample(speeds, n) * KMH,
+        fugitive_offroad=fugitive.speed_offroad_kmh.sample(speeds, n) * KMH,
+        avenger_road=avenger.speed_road_kmh.sample(speeds, n) * KMH,
+        avenger_offroad=avenger.speed_offroad_kmh.sample(speeds, n) * KMH,
+        setout_s=t0 + avenger.delay_h.sample(rngs["delays"], n) * 3600.0,
+        deterred_if=scenario.escorts.enabled
+        & (rngs["escorts"].uniform(size=n) < scenario.escorts.persuade_p),
+        trunk=trunk,
+        bough=bough,
+        at_trunk=at_trunk,
+    )
+
+
+def _resolve(places: list[Place], network: RefugeNetwork) -> Floats:
+    """Metric (n, 2) coordinates of places; a city id stands for the chosen site."""
+    sites = network.cities["site"]
+    xy = np.empty((len(places), 2))
+    for i, place in enumerate(places):  # build time, once per listed place
+        if place.name in sites.index:
+            xy[i] = sites[place.name].x, sites[place.name].y
+        else:
+            lon, lat = named_places()[place.name] if place.name else (place.lon, place.lat)
+            xy[i] = np.concatenate(to_metric(lon, lat), axis=None)
+    return xy
+
+
+def _explicit(
+    scenario: Scenario, network: RefugeNetwork
+) -> tuple[Floats, Floats, Floats, Floats, Floats, Floats, Floats, NDArray[np.bool_]]:
+    incidents: tuple[Incident, ...] = scenario.incidents
+    place = _resolve([i.place for i in incidents], network)
+    kin = _resolve([i.kin_home or i.place for i in incidents], network)
+    killer = _resolve([i.killer_home or i.place for i in incidents], network)
+    t0 = np.array([i.time_h * 3600.0 for i in incidents])
+    year = np.array([scenario.year if i.year is None else i.year for i in incidents])
+    trees = [i.tree for i in incidents]
+    trunk, bough = np.full((len(trees), 2), np.nan), np.full((len(trees), 2), np.nan)
+    with_tree = [k for k, tree in enumerate(trees) if tree is not None]
+    if with_tree:
+        trunk[with_tree] = _resolve([trees[k].trunk for k in with_tree], network)  # type: ignore[union-attr]
+        bough[with_tree] = _resolve([trees[k].bough for k in with_tree], network)  # type: ignore[union-attr]
+    at_trunk = np.array([tree is not None and tree.at_trunk for tree in trees])
+    return place, kin, killer, t0, year, trunk, bough, at_trunk
+
+
+def _generated(
+    spec: GeneratedIncidents, network: RefugeNetwork, rng: np.random.Generator
+) -> tuple[Floats, Floats, Floats, Floats]:
+    """Places, kin and killer homes, and times of `spec.n` drawn incidents (see the model)."""
+    if spec.where == "along_roads":
+        place = _along_roads(network, spec.n, spec.offroad_sigma_km * 1000.0, rng)
+    else:
+        place = _uniform_land(network, spec.n, rng)
+    homes = [
+        _clip_to_region(place + _offsets(spec.home_distance_km.sample(rng, spec.n), rng))
+        for _ in ("kin", "killer")
+    ]
+    return place, homes[0], homes[1], rng.uniform(0.0, spec.time_spread_h * 3600.0, spec.n)
+
+
+def _offsets(distance_km: Floats, rng: np.random.Generator) -> Floats:
+    angle = rng.uniform(0.0, 2 * np.pi, len(distance_km))
+    return np.column_stack([np.cos(angle), np.sin(angle)]) * distance_km[:, None] * 1000.0
+
+
+def _along_roads(
+    network: RefugeNetwork, n: int, sigma_m: float, rng: np.random.Generator
+) -> Floats:
+    router = network.router
+    weights = router.edge_length_m / router.edge_length_m.sum()
+    edge = rng.choice(len(weights), size=n, p=weights)
+    points = shapely.line_interpolate_point(
+        router.edge_geometries[edge], rng.uniform(0.0, 1.0, n), normalized=True
+    )
+    return _clip_to_region(shapely.get_coordinates(points) + rng.normal(0.0, sigma_m, (n, 2)))
+
+
+def _uniform_land(network: RefugeNetwork, n: int, rng: np.random.Generator) -> Floats:
+    left, bottom, right, top = shapely.total_bounds(network.router.edge_geometries)
+    land = shapely.union_all(network.land.geometry.to_numpy())
+    shapely.prepare(land)
+    found = np.empty((0, 2))
+    while len(found) < n:  # rejection sampling, a few rounds of vectorized draws
+        xy = rng.uniform((left - 1e4, bottom - 1e4), (right + 1e4, top + 1e4), (2 * n, 2))
+        found = np.vstack([found, xy[shapely.contains_xy(land, xy[:, 0], xy[:, 1])]])
+    return found[:n]
+
+
+def _clip_to_region(xy: Floats) -> Floats:
+    """Move points that fell outside the region back onto its edge."""
+    left, bottom, right, top = REGION_BOUNDS_LONLAT
+    lon, lat = to_lonlat(xy[:, 0], xy[:, 1])
+    x, y = to_metric(np.clip(lon, left, right), np.clip(lat, bottom, top))
+    return np.column_stack([x, y])

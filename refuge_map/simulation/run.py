@@ -1,0 +1,248 @@
+"""The result of a simulation: events, trajectories (MovingPandas-ready), lines and summary."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import geopandas as gpd
+import numpy as np
+import pandas as pd
+import shapely
+from numpy.typing import NDArray
+
+from geo import CITY_IDS, WGS84, to_lonlat
+from refuge_map.simulation.scenario import Scenario
+
+if TYPE_CHECKING:
+    from refuge_map.simulation.engine import Flight
+
+#: Columns of `Run.events`, in order.
+EVENT_COLUMNS = (
+    "run_id",
+    "seed",
+    "incident",
+    "agent_id",
+    "role",
+    "kind",
+    "t",
+    "elapsed_s",
+    "step",
+    "lon",
+    "lat",
+    "city",
+    "rule",
+    "citation",
+)
+#: Columns of `Run.trajectories`, in order (plus ``geometry``, Points in EPSG:4326).
+TRACK_COLUMNS = (
+    "run_id",
+    "seed",
+    "agent_id",
+    "incident",
+    "role",
+    "t",
+    "step",
+    "elapsed_s",
+    "in_asylum",
+    "city",
+    "captured",
+)
+OUTCOMES = ("arrival", "capture", "horizon")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation run.
+
+    Attributes
+    ----------
+    scenario, seed, run_id
+        What was run: ``run_id`` is ``{scenario.name}-{scenario.key}-s{seed}``.
+    events
+        One row per event (`EVENT_COLUMNS`): ``t`` a tz-naive datetime (the scenario's nominal
+        ``start`` plus ``elapsed_s``), ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none),
+        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.engine.EVENT_KINDS`.
+    trajectories
+        One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
+        ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
+    summary
+        JSON-ready: outcomes, time to asylum, distance run, overall and by city.
+    opinions
+        The opinions and options used (cubit, techum, bough opinion, designation, year).
+    """
+
+    scenario: Scenario
+    seed: int
+    run_id: str
+    events: pd.DataFrame
+    trajectories: gpd.GeoDataFrame
+    summary: dict[str, Any]
+    opinions: dict[str, Any]
+
+    def lines(self) -> gpd.GeoDataFrame:
+        """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
+        tracks = self.trajectories
+        codes, agents = pd.factorize(tracks["agent_id"], sort=True)
+        coords = shapely.get_coordinates(tracks.geometry.to_numpy())
+        geometry = shapely.linestrings(coords, indices=codes)
+        first = tracks.groupby(codes).agg(
+            incident=("incident", "first"),
+            role=("role", "first"),
+            t_start=("t", "min"),
+            t_end=("t", "max"),
+            captured=("captured", "max"),
+            in_asylum=("in_asylum", "last"),
+        )
+        frame = pd.DataFrame(
+            {"run_id": self.run_id, "seed": self.seed, "agent_id": np.asarray(agents)}
+        ).join(first.reset_index(drop=True))
+        return gpd.GeoDataFrame(frame, geometry=geometry, crs=WGS84)
+
+
+def agent_ids(
+    incident: NDArray[np.integer[Any]], role: NDArray[np.str_], width: int
+) -> NDArray[np.str_]:
+    """``i{incident:0{width}d}-{role}`` for each row."""
+    return np.char.add(
+        np.char.add("i", np.char.zfill(incident.astype(str), width)), np.char.add("-", role)
+    )
+
+
+def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
+    """The opinions a run was made under, as JSON-ready values."""
+    network = flight.world.network
+    activation = network.designation.activation_time
+    options = scenario.network.model_dump(mode="json")
+    return {
+        **network.options,
+        "designation": options["designation"],
+        "activation_year": activation if math.isfinite(activation) else None,
+        "year": scenario.year,
+        "avenger_strategy": scenario.avenger.strategy,
+        "capture_m": scenario.avenger.capture_m,
+        "escorts": scenario.escorts.model_dump(),
+    }
+
+
+def make_run(scenario: Scenario, seed: int, flight: Flight) -> Run:
+    """Assemble a `Run` from the end state of the flight (and of any later phase)."""
+    run_id = f"{scenario.name}-{scenario.key}-s{seed}"
+    width = max(4, len(str(flight.world.n - 1)))
+    events = _events(flight, scenario, run_id, seed, width)
+    tracks = _trajectories(flight, scenario, run_id, seed, width)
+    summary = summarize(flight.outcomes, events)
+    opinions = opinions_of(scenario, flight)
+    summary = {
+        "run_id": run_id,
+        "scenario": scenario.name,
+        "seed": seed,
+        "opinions": opinions,
+        **summary,
+    }
+    return Run(scenario, seed, run_id, events, tracks, summary, opinions)
+
+
+def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
+    return pd.Timestamp(scenario.start) + pd.to_timedelta(
+        np.asarray(elapsed_s, dtype=float), unit="s"
+    )
+
+
+def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int, width: int) -> pd.DataFrame:
+    raw = flight.events
+    lon, lat = to_lonlat(raw["x"].to_numpy(float), raw["y"].to_numpy(float))
+    incident = raw["incident"].to_numpy(np.int64)
+    events = pd.DataFrame(
+        {
+            "run_id": run_id,
+            "seed": seed,
+            "incident": incident,
+            "agent_id": agent_ids(incident, raw["role"].to_numpy(str), width),
+            "role": raw["role"].astype(str),
+            "kind": raw["kind"].astype(str),
+            "t": _clock(scenario, raw["t_s"].to_numpy(float)),
+            "elapsed_s": raw["t_s"].to_numpy(float),
+            "step": raw["step"].to_numpy(np.int64),
+            "lon": lon,
+            "lat": lat,
+            "city": raw["city"].astype(str),
+            "rule": raw["rule"].astype(str),
+            "citation": raw["citation"].astype(str),
+        },
+        columns=list(EVENT_COLUMNS),
+    )
+    return events
+
+
+def _trajectories(
+    flight: Flight, scenario: Scenario, run_id: str, seed: int, width: int
+) -> gpd.GeoDataFrame:
+    tracks = flight.tracks
+    role = np.array(["fugitive", "avenger"])[tracks["role"].astype(int)]
+    parts = [(tracks, role, np.ones(len(role), bool))]
+    if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
+        fugitive = role == "fugitive"
+        parts += [(tracks, np.full(len(role), name), fugitive) for name in ("escort1", "escort2")]
+    columns = {k: np.concatenate([t[k][keep] for t, _, keep in parts]) for k in tracks}
+    agent_role = np.concatenate([r[keep] for _, r, keep in parts])
+    order = np.lexsort((columns["step"], agent_role, columns["incident"]))
+    columns = {k: v[order] for k, v in columns.items()}
+    agent_role = agent_role[order]
+    incident = columns["incident"].astype(np.int64)
+    city = columns["city"].astype(int)
+    lon, lat = to_lonlat(columns["x"], columns["y"])
+    elapsed = columns["step"] * flight.dt_s
+    frame = pd.DataFrame(
+        {
+            "run_id": run_id,
+            "seed": seed,
+            "agent_id": agent_ids(incident, agent_role, width),
+            "incident": incident,
+            "role": np.char.rstrip(agent_role.astype(str), "12"),
+            "t": _clock(scenario, elapsed),
+            "step": columns["step"].astype(np.int64),
+            "elapsed_s": elapsed.astype(float),
+            "in_asylum": city >= 0,
+            "city": np.array([*CITY_IDS, ""])[city],
+            "captured": columns["captured"].astype(bool),
+        },
+        columns=list(TRACK_COLUMNS),
+    )
+    return gpd.GeoDataFrame(frame, geometry=shapely.points(lon, lat), crs=WGS84)
+
+
+def _stats(values: pd.Series, scale: float) -> dict[str, float] | None:
+    values = values.dropna() / scale
+    if values.empty:
+        return None
+    return {
+        "mean": round(float(values.mean()), 4),
+        "median": round(float(values.median()), 4),
+        "p90": round(float(values.quantile(0.9)), 4),
+        "max": round(float(values.max()), 4),
+    }
+
+
+def _block(outcomes: pd.DataFrame) -> dict[str, Any]:
+    counts = outcomes["outcome"].value_counts()
+    arrived = outcomes["outcome"] == "arrival"
+    return {
+        "incidents": len(outcomes),
+        "outcomes": {kind: int(counts.get(kind, 0)) for kind in OUTCOMES},
+        "deterred": int(outcomes["deterred"].sum()),
+        "time_to_asylum_h": _stats(outcomes["end_s"].where(arrived), 3600.0),
+        "distance_run_km": _stats(outcomes["run_m"], 1000.0),
+    }
+
+
+def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
+    """Outcomes by kind, time to asylum (hours) and distance run (km), overall and by the city
+    each manslayer ran for; plus the count of every event kind."""
+    by_city = {str(c): _block(g) for c, g in outcomes.groupby("heading", sort=True)}
+    return {
+        "overall": _block(outcomes),
+        "by_city": by_city,
+        "events": {str(k): int(v) for k, v in events["kind"].value_counts().sort_index().items()},
+    }
