@@ -5,8 +5,10 @@ PY := $(VENV)/bin/python
 OUT ?= out/demo
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
+ASSETS := refuge_map/render/assets
+ASSETS_STAMP := $(ASSETS)/node_modules/.package-lock.json
 
-.PHONY: demo test lint install install-dev browser clean
+.PHONY: demo test lint install install-dev browser assets clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -28,14 +30,23 @@ install-dev: $(DEV_STAMP)
 browser:
 	@command -v chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 
-demo: $(STAMP)
+# The maps' JavaScript and CSS at the versions package-lock.json pins, into a git-ignored
+# node_modules/ (self-contained maps inline them; nothing is downloaded at run time).
+$(ASSETS_STAMP): $(ASSETS)/package.json $(ASSETS)/package-lock.json
+	@command -v npm >/dev/null || { apt-get update -qq && apt-get install -y -qq npm >/dev/null; }
+	npm ci --prefix $(ASSETS) --no-audit --no-fund --ignore-scripts
+	touch $@
+
+assets: $(ASSETS_STAMP)
+
+demo: $(STAMP) assets
 	$(VENV)/bin/refuge demo --out $(OUT)
 
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check geo refuge_map tests benchmarks
 	$(VENV)/bin/ruff format --check geo refuge_map tests benchmarks
 
-test: $(DEV_STAMP) browser lint
+test: $(DEV_STAMP) browser assets lint
 	$(VENV)/bin/pytest -n 2
 
 clean:

@@ -1,0 +1,49 @@
+"""Escaped HTML for popups, tooltips and the legend: every data string goes through `esc`."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable
+from typing import Any
+
+
+def esc(value: Any) -> str:
+    """`value` as text that is inert in HTML and inside a JavaScript template literal.
+
+    folium puts popup and tooltip HTML between backticks, so besides ``<>&"'`` the characters
+    ```` ` ````, ``$`` and ``\\`` become character references too.
+    """
+    text = html.escape(str(value), quote=True)
+    return text.replace("`", "&#96;").replace("$", "&#36;").replace("\\", "&#92;")
+
+
+def is_missing(value: Any) -> bool:
+    """Whether a table cell holds nothing worth showing (None, NaN, empty text)."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and not value.strip()
+
+
+def popup_table(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = None) -> str:
+    """A popup: a bold title (and a Hebrew title, right to left) over a two-column table.
+
+    Labels and values are escaped here; rows with a missing value are left out.
+    """
+    head = f"<b>{esc(title)}</b>"
+    if not is_missing(title_he):
+        head += f' <span dir="rtl" lang="he">{esc(title_he)}</span>'
+    cells = "".join(
+        f"<tr><th>{esc(label)}</th><td>{esc(value)}</td></tr>"
+        for label, value in rows
+        if not is_missing(value)
+    )
+    return f'<div class="refuge-popup">{head}<table>{cells}</table></div>'
+
+
+def hours(seconds: float) -> str:
+    """A duration as ``"7 h 41 min"``."""
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min"

@@ -1,0 +1,376 @@
+"""The refuge network as a folium map: cities, towns, Sabbath boundaries, roads, water, land."""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import Any
+
+import folium
+import geopandas as gpd
+import shapely
+import xyzservices
+
+from geo import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, RefugeNetwork
+from geo.asylum import KIND_CITATIONS
+from geo.zones import TECHUM_MODES, techum_zones
+from refuge_map.errors import RefugeError
+from refuge_map.render import _style as style
+from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
+from refuge_map.render._html import esc, hours, is_missing, popup_table
+from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
+from refuge_map.render.run_layers import Run, add_run_layers, read_run
+
+LegendEntry = tuple[Swatch, str, str]
+
+
+def network_map(
+    network: RefugeNetwork,
+    *,
+    run: Run | str | os.PathLike[str] | None = None,
+    tiles: str | None = None,
+) -> folium.Map:
+    """The network (and optionally a simulation run) as an interactive folium map.
+
+    Every layer can be switched in the layer control; popups and tooltips show the data's
+    strings escaped. Without tiles the coast, the Jordan, the lakes and the two sides of the
+    land give the map its context, and the page needs no network but its pinned scripts (see
+    `save_map` for a page that needs none at all).
+
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    run
+        A run (`read_run`) or a run folder: its tracks on a time slider, its events and trees.
+    tiles
+        A basemap by xyzservices name (e.g. ``"OpenStreetMap"``, ``"CartoDB positron"``), or
+        None for none.
+
+    Returns
+    -------
+    folium.Map
+        Shows inline in a notebook; write it with `save_map`.
+
+    Raises
+    ------
+    RefugeError
+        For an unknown tiles name, or a run folder that cannot be read.
+    """
+    fmap = _base_map(network, tiles)
+    zone_entries = _add_network_layers(fmap, network)
+    entries = [*_network_legend(), *zone_entries]
+    title = "The cities of refuge"
+    if run is not None:
+        loaded = run if isinstance(run, Run) else read_run(run)
+        entries += add_run_layers(fmap, loaded)
+        title = f"Run {loaded.run_id}"
+    Legend(title, entries).add_to(fmap)
+    Attribution(style.ATTRIBUTION).add_to(fmap)
+    folium.LayerControl(collapsed=True).add_to(fmap)
+    return fmap
+
+
+def _base_map(network: RefugeNetwork, tiles: str | None) -> folium.Map:
+    """An empty map framed on the cities and the limits of the land, with a scale bar."""
+    fmap = folium.Map(tiles=None, control_scale=True, zoom_start=8)
+    fmap.default_js = folium_links(MAP_JS)
+    fmap.default_css = folium_links(MAP_CSS)
+    if tiles is not None:
+        folium.TileLayer(_tile_provider(tiles), name=f"Basemap: {tiles}").add_to(fmap)
+    framed = gpd.GeoSeries(
+        [*network.cities["site"], *network.places.geometry[_is_limit(network.places)]],
+        crs=network.crs,
+    ).to_crs("EPSG:4326")
+    left, bottom, right, top = framed.total_bounds
+    fmap.fit_bounds([[bottom, left], [top, right]], padding=(40, 40))
+    PageStyle().add_to(fmap)
+    return fmap
+
+
+def _tile_provider(name: str) -> xyzservices.TileProvider:
+    """The xyzservices provider of a tiles name (``"OpenStreetMap"`` is its Mapnik style)."""
+    query = "OpenStreetMap Mapnik" if name.lower() == "openstreetmap" else name
+    try:
+        return xyzservices.providers.query_name(query)
+    except ValueError:
+        raise RefugeError(
+            "unknown tiles name (an xyzservices provider, e.g. OpenStreetMap, or none)",
+            field="tiles",
+            value=name,
+        ) from None
+
+
+def _is_limit(places: gpd.GeoDataFrame) -> Any:
+    return places["feature_kind"] == "reference_point"
+
+
+def _add_network_layers(fmap: folium.Map, network: RefugeNetwork) -> list[LegendEntry]:
+    """Add the network's layers, bottom to top; the legend entries of the zones they drew."""
+    layers = network.layers()
+    _land_layer(layers["land"]).add_to(fmap)
+    _hydrography_layer(layers["hydrography"]).add_to(fmap)
+    zone_layers = _zone_layers(network)
+    for layer, _ in zone_layers:
+        layer.add_to(fmap)
+    _town_layer(layers["cities"]).add_to(fmap)
+    _road_layer(layers["roads"]).add_to(fmap)
+    _limit_layer(layers["limits"]).add_to(fmap)
+    _candidate_layer(layers["candidates"]).add_to(fmap)
+    _city_layer(network).add_to(fmap)
+    return [entry for _, entry in zone_layers]
+
+
+def _network_legend() -> list[LegendEntry]:
+    return [
+        ("dot", style.SIDE_COLORS["west"], "city of refuge, west of the Jordan"),
+        ("dot", style.SIDE_COLORS["east"], "city of refuge, beyond the Jordan"),
+        ("fill", style.TOWN, "town extent"),
+        ("line", style.ROAD, "road (schematic)"),
+        ("line", style.WATER, "Jordan, lakes, coast"),
+        ("dot", style.LIMIT, "limits of the land (Dan, Beersheba...)"),
+    ]
+
+
+def _shape(
+    geometry: shapely.Geometry, path_style: dict[str, Any], popup: str, tooltip: str
+) -> folium.GeoJson:
+    """One geometry with a fixed style, an (already escaped) popup and a tooltip."""
+    return folium.GeoJson(
+        shapely.geometry.mapping(geometry),
+        style_function=lambda _: path_style,
+        popup=folium.Popup(popup, max_width=380),
+        tooltip=esc(tooltip),
+    )
+
+
+def _land_layer(land: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    layer = folium.FeatureGroup(name="The land, by side of the Jordan")
+    for side in land.itertuples(index=False):
+        fill = style.LAND_COLORS.get(str(side.side), "#eeeeee")
+        popup = popup_table(str(side.name), [("side", side.side)])
+        path_style = {"color": fill, "weight": 0, "fillColor": fill, "fillOpacity": 0.8}
+        _shape(side.geometry, path_style, popup, str(side.name)).add_to(layer)
+    return layer
+
+
+def _hydrography_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    layer = folium.FeatureGroup(name="Jordan, lakes and coast")
+    for water in hydrography.itertuples(index=False):
+        lake = water.feature_type == "lake"
+        path_style = {
+            "color": style.WATER,
+            "weight": 1 if lake else 2.5,
+            "fillColor": style.LAKE_FILL,
+            "fillOpacity": 0.7 if lake else 0,
+            "className": "refuge-water",
+        }
+        popup = popup_table(
+            str(water.name),
+            [
+                ("kind", water.feature_type),
+                ("description", water.description),
+                ("source", water.source),
+                ("licence", water.license),
+            ],
+            title_he=water.hebrew_name,
+        )
+        _shape(water.geometry, path_style, popup, str(water.name)).add_to(layer)
+    return layer
+
+
+def _zone_layers(network: RefugeNetwork) -> list[tuple[folium.FeatureGroup, LegendEntry]]:
+    """Both shapes of the Sabbath boundary: the network's own (filled), the other (dashed)."""
+    chosen = str(network.options["techum"])
+    breadth_m = float(network.zones["breadth_m"].iloc[0])
+    towns = network.cities.geometry
+    out = []
+    for mode in sorted(TECHUM_MODES, key=lambda m: m != chosen):
+        zones = (
+            network.zones.geometry
+            if mode == chosen
+            else techum_zones(
+                towns,
+                breadth_m=breadth_m,
+                mode=mode,  # type: ignore[arg-type]
+            )
+        )
+        label = f"Sabbath boundary, {mode}: {_opinion_label(network.options)}"
+        if mode != chosen:
+            label += " (for comparison)"
+        layer = folium.FeatureGroup(name=f"Sabbath boundary, {mode} ({breadth_m:,.0f} m)")
+        path_style = {
+            **style.ZONE_STYLES[mode],
+            "fillOpacity": 0.25 if mode == chosen else 0,
+            "dashArray": None if mode == chosen else "6 4",
+            "className": f"refuge-zone refuge-zone-{mode}",
+        }
+        for city, zone in zones.to_crs("EPSG:4326").items():
+            name = str(network.cities.at[city, "name"])
+            popup = popup_table(
+                f"{name}: Sabbath boundary ({mode})",
+                [
+                    ("opinion", _opinion_label(network.options)),
+                    ("area", f"{zones[city].area / 1e6:.2f} km²"),
+                    ("rule", KIND_CITATIONS["techum"]),
+                ],
+            )
+            _shape(zone, path_style, popup, f"{name}: {mode} boundary").add_to(layer)
+        swatch: Swatch = "fill" if mode == chosen else "dash"
+        out.append((layer, (swatch, path_style["color"], label)))
+    return out
+
+
+def _opinion_label(options: dict[str, Any]) -> str:
+    """``"2,000 cubits (sabbath) × 0.48 m (naeh) = 960 m"``."""
+    cubit, cubits = float(options["cubit_m"]), float(options["techum_cubits"])
+    return (
+        f"{cubits:,.0f} cubits ({_preset_name(TECHUM_CUBIT_PRESETS, cubits)}) × "
+        f"{cubit:g} m ({_preset_name(CUBIT_PRESETS, cubit)}) = {cubits * cubit:,.0f} m"
+    )
+
+
+def _preset_name(presets: dict[str, float], value: float) -> str:
+    names = [name for name, v in presets.items() if math.isclose(v, value)]
+    return names[0] if names else "custom"
+
+
+def _town_layer(cities: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    layer = folium.FeatureGroup(name="Town extents")
+    path_style = {"color": style.TOWN, "weight": 1, "fillColor": style.TOWN, "fillOpacity": 0.6}
+    for city in cities.itertuples(index=False):
+        popup = popup_table(
+            f"{city.name}: the town",
+            [("site", city.modern_identification), ("extent", city.town_area_source)],
+            title_he=city.hebrew_name,
+        )
+        _shape(city.geometry, path_style, popup, f"{city.name}: town").add_to(layer)
+    return layer
+
+
+def _road_layer(roads: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    layer = folium.FeatureGroup(name="Roads")
+    path_style = {"color": style.ROAD, "weight": 2.5, "opacity": 0.9, "className": "refuge-road"}
+    for road in roads.itertuples(index=False):
+        popup = popup_table(
+            str(road.name),
+            [
+                ("length", f"{road.length_m / 1000:.1f} km"),
+                ("walking time", hours(road.walk_s)),
+                ("route", road.route),
+                ("source", road.source),
+                ("licence", road.license),
+            ],
+        )
+        tooltip = f"{road.name}: {road.length_m / 1000:.1f} km, {hours(road.walk_s)} on foot"
+        _shape(road.geometry, path_style, popup, tooltip).add_to(layer)
+    return layer
+
+
+def _point_layer(
+    points: gpd.GeoDataFrame, name: str, color: str, *, show: bool = True
+) -> folium.FeatureGroup:
+    """Small circles for gazetteer points (limits of the land, proposed sites)."""
+    layer = folium.FeatureGroup(name=name, show=show)
+    for place in points.itertuples(index=False):
+        popup = popup_table(
+            str(place.name),
+            [
+                ("identification", place.modern_identification),
+                ("proposed for", place.candidate_of),
+                ("score", place.confidence_score),
+                ("source", place.source),
+            ],
+            title_he=place.hebrew_name,
+        )
+        folium.CircleMarker(
+            [place.geometry.y, place.geometry.x],
+            radius=4,
+            color=color,
+            fill=True,
+            fill_opacity=0.8,
+            popup=folium.Popup(popup, max_width=380),
+            tooltip=esc(place.name),
+        ).add_to(layer)
+    return layer
+
+
+def _limit_layer(limits: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    return _point_layer(limits, "Limits of the land and landmarks", style.LIMIT)
+
+
+def _candidate_layer(candidates: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    others = candidates[candidates["feature_kind"] == "candidate_identification"]
+    return _point_layer(others, "Other proposed sites", style.CANDIDATE, show=False)
+
+
+def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
+    """The six cities: a marker at each site, labelled, with everything known in its popup."""
+    layer = folium.FeatureGroup(name="Cities of refuge")
+    sites = network.cities["site"].to_crs("EPSG:4326")
+    for city, row in network.cities.iterrows():
+        color = style.SIDE_COLORS.get(str(row["side"]), style.OTHER)
+        icon = folium.DivIcon(
+            html=(
+                f'<div class="refuge-city-dot" style="background:{color}"></div>'
+                f'<div class="refuge-city-label">{esc(style.short_name(str(row["name"])))}</div>'
+            ),
+            class_name="refuge-city",
+            icon_size=(16, 16),
+            icon_anchor=(8, 8),
+        )
+        folium.Marker(
+            [sites[city].y, sites[city].x],
+            icon=icon,
+            popup=folium.Popup(_city_popup(network, str(city), row), max_width=420),
+            tooltip=esc(row["name"]),
+        ).add_to(layer)
+    return layer
+
+
+def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
+    """Names, identification and its confidence, alternatives, side, designation, sources."""
+    places = network.places
+    own = places[(places["city"] == city) & (places["feature_kind"] == "city_of_refuge")]
+    refs = own["biblical_refs"].iloc[0] if len(own) else None
+    pairing = own["talmud_pairing"].iloc[0] if len(own) else None
+    others = places[(places["city"] == city) & (places["id"] != row["site_id"])]
+    alternatives = "; ".join(
+        f"{p.modern_identification} (score {p.confidence_score})"
+        for p in others.itertuples(index=False)
+    )
+    return popup_table(
+        str(row["name"]),
+        [
+            ("identification", f"{row['modern_identification']} (rank {row['rank']})"),
+            ("confidence", f"{float(row['confidence']):.0%}"),
+            ("alternatives", alternatives or "none recorded"),
+            ("side", _side_label(str(row["side"]))),
+            ("designation", _designation_label(float(row["designated_at"]))),
+            ("scripture", _as_text(refs)),
+            ("paired with", pairing),
+            ("rule", KIND_CITATIONS["city"]),
+        ],
+        title_he=row["hebrew_name"],
+    )
+
+
+def _as_text(value: Any) -> str | None:
+    """A cell that may hold a list (of references) as one line of text; None if empty."""
+    if is_missing(value):
+        return None
+    if isinstance(value, str):
+        return value
+    return "; ".join(map(str, value)) or None
+
+
+def _side_label(side: str) -> str:
+    return {"west": "west of the Jordan", "east": "beyond the Jordan (east)"}.get(side, side)
+
+
+def _designation_label(designated_at: float) -> str:
+    if designated_at == -math.inf:
+        return "designated from the start"
+    if designated_at == math.inf:
+        return "not designated"
+    return f"designated in year {designated_at:g} of the timeline"

@@ -1,0 +1,64 @@
+"""Write a map as an HTML page: with pinned CDN links, or self-contained with nothing to fetch."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import folium
+
+from refuge_map._atomic import atomic_file
+from refuge_map.errors import RefugeError
+from refuge_map.render.assets import inline_assets
+
+
+def render_html(fmap: folium.Map, *, self_contained: bool, node_modules: Path | None = None) -> str:
+    """The page of `fmap` as text; self-contained: every script and stylesheet inlined.
+
+    Raises
+    ------
+    RefugeError
+        For a self-contained page of a map with tiles (tiles load from the network), or an
+        asset that is not pinned or not installed (see `inline_assets`).
+    """
+    if self_contained and any(isinstance(c, folium.TileLayer) for c in fmap._children.values()):
+        raise RefugeError(
+            "tiles load from the network: a self-contained map takes no tiles (--tiles none)",
+            field="tiles",
+        )
+    page = fmap.get_root().render()
+    return inline_assets(page, node_modules) if self_contained else page
+
+
+def save_map(
+    fmap: folium.Map,
+    path: str | os.PathLike[str],
+    *,
+    self_contained: bool = False,
+    node_modules: Path | None = None,
+) -> Path:
+    """Write `fmap` to `path` atomically (a reader never sees half a page).
+
+    Parameters
+    ----------
+    fmap
+        A map from `network_map`.
+    path
+        The HTML file to write.
+    self_contained
+        Inline every script, stylesheet, font and image, so that the page makes no network
+        request at all (from the packages `make assets` installed; nothing is downloaded).
+        Otherwise the page loads the pinned CDN URLs.
+    node_modules
+        Where the pinned packages are installed (default: beside `package.json`).
+
+    Raises
+    ------
+    RefugeError
+        See `render_html`; `path` is then left as it was.
+    """
+    page = render_html(fmap, self_contained=self_contained, node_modules=node_modules)
+    target = Path(path)
+    with atomic_file(target) as tmp:
+        tmp.write_text(page, encoding="utf-8")
+    return target

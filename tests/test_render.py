@@ -1,0 +1,357 @@
+"""HTML and PNG maps without a browser: layers, popups, escaping, pinned and inlined assets."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from datetime import datetime, timedelta
+from html.parser import HTMLParser
+from pathlib import Path
+
+import geopandas as gpd
+import pandas as pd
+import pytest
+from shapely.geometry import Point
+
+from geo import RefugeNetwork
+from refuge_map.errors import RefugeError
+from refuge_map.render import network_map, read_run, render_html, save_map
+from refuge_map.render._html import esc
+from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
+from refuge_map.render.run_layers import _iso_duration
+from refuge_map.render.static import static_map
+
+PAYLOAD = "<img src=x onerror=alert(1)>"
+TEMPLATE_PAYLOAD = "`${alert(2)}`\\u"
+START = datetime(1800, 1, 1, 6, 0)
+#: Shechem's site and a start 8 km west of it (WGS84).
+SHECHEM = (35.28194, 32.21361)
+FLIGHT_FROM = (35.2, 32.24)
+
+
+def write_run(folder: Path, *, run_id: str = "tiny", text: str = "", steps: int = 6) -> Path:
+    """A small run as the simulation writes it: a fugitive fleeing to Shechem, an avenger
+    behind him, an escort beside him; `text` is appended to every string a run may carry."""
+    rows = []
+    for step in range(steps):
+        f = step / (steps - 1)
+        fugitive = (
+            FLIGHT_FROM[0] + f * (SHECHEM[0] - FLIGHT_FROM[0]),
+            FLIGHT_FROM[1] + f * (SHECHEM[1] - FLIGHT_FROM[1]),
+        )
+        positions = {
+            "f1": ("fugitive", fugitive),
+            "a1": ("avenger", (fugitive[0] - 0.03 * (1 - f) - 0.01, fugitive[1] + 0.01)),
+            "e1": ("escort", (fugitive[0], fugitive[1] - 0.004)),
+        }
+        arrived = step == steps - 1
+        for agent_id, (role, (lon, lat)) in positions.items():
+            safe = arrived and role != "avenger"
+            rows.append(
+                {
+                    "run_id": run_id,
+                    "seed": 7,
+                    "agent_id": agent_id + text,
+                    "incident": 0,
+                    "role": role,
+                    "t": START + timedelta(minutes=30 * step),
+                    "step": step,
+                    "in_asylum": safe,
+                    "city": "shechem" if safe else "",
+                    "captured": False,
+                    "geometry": Point(lon, lat),
+                }
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    gpd.GeoDataFrame(rows, crs="EPSG:4326").to_parquet(folder / "trajectories.parquet")
+    end = START + timedelta(minutes=30 * (steps - 1))
+    events = pd.DataFrame(
+        {
+            "t": [START, START + timedelta(minutes=30), end],
+            "incident": [0, 0, 0],
+            "agent_id": ["f1" + text, "a1" + text, "f1" + text],
+            "kind": ["flight_start", "avenger_sets_out", "arrival"],
+            "lon": [FLIGHT_FROM[0], FLIGHT_FROM[0] - 0.04, SHECHEM[0]],
+            "lat": [FLIGHT_FROM[1], FLIGHT_FROM[1] + 0.01, SHECHEM[1]],
+            "city": ["", "", "shechem" + text],
+            "rule": ["flight", "pursuit", "the city receives him" + text],
+            "citation": ["Numbers 35:11", "Numbers 35:12", "Numbers 35:11-15" + text],
+        }
+    )
+    events.to_parquet(folder / "events.parquet")
+    (folder / "summary.json").write_text(json.dumps({"run_id": run_id}), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_run(tmp_path_factory.mktemp("run") / "tiny")
+
+
+@pytest.fixture(scope="module")
+def network_page(network: RefugeNetwork) -> str:
+    return render_html(network_map(network), self_contained=False)
+
+
+@pytest.fixture(scope="module")
+def run_page(network: RefugeNetwork, run_dir: Path) -> str:
+    return render_html(network_map(network, run=run_dir), self_contained=False)
+
+
+class _Tags(HTMLParser):
+    """The src/href of every element, and the text of every <style> element."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str]] = []
+        self.styles: list[str] = []
+        self._in_style = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.refs += [(tag, v or "") for k, v in attrs if k in ("src", "href")]
+        self._in_style = tag == "style"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_style:
+            self.styles.append(data)
+            self._in_style = False
+
+
+def tags(page: str) -> _Tags:
+    parser = _Tags()
+    parser.feed(page)
+    return parser
+
+
+def test_every_network_layer_is_in_the_layer_control(network_page):
+    for name in [
+        "Cities of refuge",
+        "Town extents",
+        "Sabbath boundary, squared (960 m)",
+        "Sabbath boundary, round (960 m)",
+        "Roads",
+        "Jordan, lakes and coast",
+        "The land, by side of the Jordan",
+        "Limits of the land and landmarks",
+    ]:
+        assert f'"{name}"' in network_page, name
+    assert "L.control.layers" in network_page
+    assert network_page.count('class=\\"refuge-city-dot\\"') == 6
+    assert network_page.count("refuge-zone-squared") == 6
+    assert network_page.count("refuge-zone-round") == 6
+    assert network_page.count('"refuge-road"') == 57
+
+
+def test_legend_scale_and_attribution(network_page):
+    assert "refuge-legend" in network_page and "L.control.scale" in network_page
+    assert "2,000 cubits (sabbath) × 0.48 m (naeh) = 960 m" in network_page
+    assert "addAttribution" in network_page and "DARMC, Harvard (CC BY-NC 3.0)" in network_page
+
+
+def test_city_popup_tells_identification_side_designation_and_sources(network_page):
+    # The city layer comes last; the proposed sites before it share the name.
+    kedesh = network_page[network_page.rindex("<b>Kedesh (Kedesh in Galilee)</b>") :][:3000]
+    for needle in [
+        "קֶדֶשׁ",
+        "Tel Kedesh (rank 1)",
+        "57%",
+        "Khirbet Qedish (score 56)",
+        "west of the Jordan",
+        "designated from the start",
+        "Josh 20:7",
+        "Makkot 9b",
+        "Numbers 35:11-15",
+    ]:
+        assert needle in kedesh, needle
+
+
+def test_road_popup_has_length_and_walking_time(network_page):
+    assert re.search(r"<th>length</th><td>\d+\.\d km</td>", network_page)
+    assert re.search(r"<th>walking time</th><td>\d+ h \d\d min</td>", network_page)
+
+
+def test_zones_are_labelled_with_the_opinion_and_cite_the_rule(network_page):
+    assert "Sabbath boundary (round)" in network_page
+    assert "Mishnah Makkot 2:7" in network_page
+
+
+def test_esc_neutralises_html_and_template_literals():
+    assert esc(PAYLOAD) == "&lt;img src=x onerror=alert(1)&gt;"
+    assert esc(TEMPLATE_PAYLOAD) == "&#96;&#36;{alert(2)}&#96;&#92;u"
+    assert esc("\"'&") == "&quot;&#x27;&amp;"
+
+
+def test_data_strings_are_escaped_everywhere(network, tmp_path):
+    text = PAYLOAD + TEMPLATE_PAYLOAD
+    cities = network.cities.copy()
+    cities.loc["kedesh", ["name", "hebrew_name"]] = ["Kedesh" + text, text]
+    named = dataclasses.replace(network, cities=cities)
+    run = write_run(tmp_path / "run", run_id="run" + text, text=text)
+    page = render_html(network_map(named, run=run), self_contained=False)
+    assert PAYLOAD not in page and "`${alert(2)}`" not in page
+    assert esc(PAYLOAD) in page
+    for field in ["Kedesh", "run", "f1", "shechem", "the city receives him", "Numbers 35:11-15"]:
+        assert field + esc(text) in page, field
+
+
+def test_a_normal_page_loads_only_pinned_urls(run_page):
+    refs = [url for tag, url in tags(run_page).refs if tag in ("script", "link")]
+    assert refs and set(refs) <= pinned_urls()
+    assert all(re.search(r"@\d+\.\d+\.\d+/", url) for url in refs)
+
+
+def test_package_json_pins_exactly_the_manifest():
+    package = json.loads((ASSETS_DIR / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((ASSETS_DIR / "package-lock.json").read_text(encoding="utf-8"))
+    assert package["dependencies"] == pinned_versions()
+    for name, version in pinned_versions().items():
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version
+
+
+def test_self_contained_page_references_nothing_outside(network, run_dir, tmp_path):
+    path = save_map(network_map(network, run=run_dir), tmp_path / "map.html", self_contained=True)
+    found = tags(path.read_text(encoding="utf-8"))
+    assert not [url for _, url in found.refs if re.match(r"(https?:)?//", url)]
+    assert not [url for tag, url in found.refs if tag in ("script", "link")]
+    css_urls = re.findall(r"url\(\s*['\"]?([^'\")]*)", "".join(found.styles))
+    assert css_urls and all(url.startswith(("data:", "#")) for url in css_urls)
+    assert "L.timeDimension" in "".join(found.styles) or "TimeDimension" in path.read_text()
+
+
+def test_missing_asset_is_a_one_line_error_naming_it_and_the_fix(network, tmp_path):
+    target = tmp_path / "map.html"
+    with pytest.raises(RefugeError, match=r"leaflet@1\.9\.3/dist/leaflet\.js.*make assets") as err:
+        save_map(network_map(network), target, self_contained=True, node_modules=tmp_path)
+    assert "\n" not in str(err.value) and not target.exists()
+
+
+def test_wrong_installed_version_is_refused(network, tmp_path):
+    package = tmp_path / "leaflet"
+    (package / "dist").mkdir(parents=True)
+    (package / "dist" / "leaflet.js").write_text("// stale", encoding="utf-8")
+    (package / "package.json").write_text('{"version": "1.7.1"}', encoding="utf-8")
+    with pytest.raises(RefugeError, match=r"installed version 1\.7\.1, pinned 1\.9\.3"):
+        render_html(network_map(network), self_contained=True, node_modules=tmp_path)
+
+
+def test_tiles_by_name_and_their_errors(network):
+    page = render_html(network_map(network, tiles="OpenStreetMap"), self_contained=False)
+    assert "tile.openstreetmap.org" in page
+    with pytest.raises(RefugeError, match="unknown tiles name"):
+        network_map(network, tiles="NoSuchTiles")
+    with pytest.raises(RefugeError, match="self-contained map takes no tiles"):
+        render_html(network_map(network, tiles="OpenStreetMap"), self_contained=True)
+
+
+def test_map_displays_in_a_notebook(network):
+    assert "iframe" in network_map(network)._repr_html_()
+
+
+def test_run_tracks_are_on_a_time_slider(run_page):
+    assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
+    assert '"period": "PT30M"' in run_page or "PT30M" in run_page
+    assert run_page.count('"refuge-track"') == 3
+    for role in ["fugitive", "avenger", "escort"]:
+        assert f"refuge-agent refuge-{role}" in run_page
+        assert f"track of the {role}" in run_page
+    assert "1800-01-01T08:30:00" in run_page
+
+
+def test_run_events_cite_their_rule(run_page):
+    assert run_page.count('"className": "refuge-event"') == 3
+    assert "<th>rule</th><td>the city receives him</td>" in run_page
+    assert "<th>source</th><td>Numbers 35:11-15</td>" in run_page
+    assert '"Events"' in run_page and "avenger sets out" in run_page
+
+
+def test_trees_of_a_scenario_are_drawn(network, tmp_path):
+    run = write_run(tmp_path / "run")
+    summary = {"trees": [{"incident": 0, "trunk": [35.27, 32.21], "bough": [35.275, 32.212]}]}
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    page = render_html(network_map(network, run=read_run(run)), self_contained=False)
+    assert '"Trees of the scenario"' in page and page.count('"refuge-tree"') == 2
+    assert "in the boughs" in page and "it all follows the boughs" in page
+
+
+def test_a_run_without_trees_has_no_tree_layer(run_page):
+    assert "Trees of the scenario" not in run_page
+
+
+@pytest.mark.parametrize(
+    ("remove", "needle"),
+    [
+        (None, "run folder not found"),
+        ("events.parquet", "events.parquet: run file not found"),
+        ("trajectories.parquet", "trajectories.parquet: run file not found"),
+    ],
+)
+def test_unreadable_runs_are_clear_errors(tmp_path, remove, needle):
+    folder = write_run(tmp_path / "run") if remove else tmp_path / "nowhere"
+    if remove:
+        (folder / remove).unlink()
+    with pytest.raises(RefugeError, match=needle):
+        read_run(folder)
+
+
+def test_missing_columns_are_named_together(tmp_path):
+    folder = write_run(tmp_path / "run")
+    events = pd.read_parquet(folder / "events.parquet").drop(columns=["rule", "citation"])
+    events.to_parquet(folder / "events.parquet")
+    with pytest.raises(RefugeError, match=r"missing columns \(value: \['rule', 'citation'\]\)"):
+        read_run(folder)
+
+
+def test_iso_duration():
+    assert _iso_duration(5400) == "PT1H30M"
+    assert _iso_duration(45) == "PT45S"
+
+
+def test_static_png(network, run_dir, tmp_path):
+    path = static_map(network, tmp_path / "map.png", run=read_run(run_dir))
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG") and len(data) > 20_000
+
+
+def test_cli_writes_html_and_png(run_cli, run_dir, tmp_path):
+    html, png = tmp_path / "out" / "map.html", tmp_path / "out" / "map.png"
+    result = run_cli(
+        "map",
+        "--out",
+        html,
+        "--run",
+        run_dir,
+        "--self-contained",
+        "--png",
+        png,
+        "--techum",
+        "round",
+    )
+    assert result.code == 0, result.err
+    assert f"wrote {html}" in result.out and f"wrote {png}" in result.out
+    assert "L.timeDimension(" in html.read_text(encoding="utf-8")
+    assert png.read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--run", "no/such/run"], "run folder not found"),
+        (["--tiles", "NoSuchTiles"], "unknown tiles name"),
+        (["--tiles", "OpenStreetMap", "--self-contained"], "takes no tiles"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, needle):
+    result = run_cli("map", "--out", tmp_path / "map.html", *args)
+    assert result.code == 2 and needle in result.err
+    assert result.err.count("\n") == 1 and not (tmp_path / "map.html").exists()
+
+
+def test_cli_needs_something_to_write(run_cli):
+    result = run_cli("map")
+    assert result.code == 2 and "nothing to write" in result.err
+
+
+def test_cli_run_folder_without_files(run_cli, tmp_path):
+    result = run_cli("map", "--out", tmp_path / "map.html", "--run", tmp_path)
+    assert result.code == 2 and "trajectories.parquet: run file not found" in result.err
