@@ -63,10 +63,7 @@ def base_map(network: RefugeNetwork, ax: Axes | None = None, *, labels: bool = T
     ax.set_xlim(left, right)
     ax.set_ylim(bottom, top)
     ax.set_aspect("equal")
-    ax.set_xticks([])
-    ax.set_yticks([])
-    ax.set_xlabel("")
-    ax.set_ylabel("")
+    _plain(ax)
     ax.annotate(ATTRIBUTION, (0, -0.02), xycoords="axes fraction", va="top", fontsize=5, wrap=True)
     return ax
 
@@ -119,5 +116,14 @@ def surface_map(
             color="#c0392b",
             bbox={"facecolor": "white", "alpha": 0.8},
         )
+    _plain(ax)
     ax.set_title(title)
     return ax
+
+
+def _plain(ax: Axes) -> None:
+    """No ticks or axis labels: the map is in km of the metric CRS, which a reader needs not."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.set_xlabel("")
+    ax.set_ylabel("")

@@ -108,12 +108,18 @@ def cost_matrix(
     return metres / 1000.0
 
 
+def nearest_km(cost: NDArray[np.float64], chosen: ArrayLike) -> NDArray[np.float64]:
+    """Distance from each demand point (row) to its nearest chosen candidate (column)."""
+    return cost[:, np.asarray(chosen, dtype=np.intp)].min(axis=1)
+
+
 def evaluate(
     cost: NDArray[np.float64], weight: ArrayLike, chosen: ArrayLike
 ) -> tuple[float, float]:
     """Weighted mean and worst distance from each demand point to its nearest chosen site."""
-    nearest = cost[:, np.asarray(chosen, dtype=np.intp)].min(axis=1)
-    return float(np.average(nearest, weights=np.asarray(weight, dtype=float))), float(nearest.max())
+    nearest = nearest_km(cost, chosen)
+    mean = np.average(nearest, weights=np.asarray(weight, dtype=float))
+    return float(mean), float(nearest.max())
 
 
 def _side_rows(
@@ -286,6 +292,8 @@ class Placement:
         The chosen rows of the candidate table.
     mean_km, worst_km
         Mean (by area) and worst distance from the land to the nearest site.
+    cell_km
+        Distance from each cell of the grid to the nearest site.
     source
         The principle's source.
     """
@@ -294,6 +302,7 @@ class Placement:
     sites: gpd.GeoDataFrame
     mean_km: float
     worst_km: float
+    cell_km: NDArray[np.float64]
     source: str
 
 
@@ -328,7 +337,14 @@ def placements(
     out = {}
     for label, (columns, source) in chosen.items():
         mean_km, worst_km = evaluate(cost, weight, columns)
-        out[label] = Placement(label, candidates.iloc[columns], mean_km, worst_km, source)
+        out[label] = Placement(
+            label,
+            candidates.iloc[columns],
+            mean_km,
+            worst_km,
+            nearest_km(cost, columns),
+            source,
+        )
     return out
 
 
