@@ -1,0 +1,161 @@
+"""Commands at scale: `refuge sweep SWEEP.yaml --out DIR`, `refuge sweep report DIR`,
+`refuge coverage [SCENARIO] --out FILE`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import click
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from typer.core import TyperGroup
+
+from refuge_map.cli._app import app
+from refuge_map.coverage import DEFAULT_CELL_M, DEFAULT_DRAWS, scenario_coverage, write_coverage
+from refuge_map.simulation.scenario import Scenario, load_scenario
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+class _RunByDefault(TyperGroup):
+    """A group whose unknown first word is the sweep file of its ``run`` command, so that
+    ``refuge sweep SWEEP.yaml --out DIR`` means ``refuge sweep run SWEEP.yaml --out DIR``."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            return "run", self.commands["run"], args
+        return super().resolve_command(ctx, args)
+
+
+sweep_app = typer.Typer(
+    cls=_RunByDefault,
+    help="Monte Carlo sweeps on Dask: `refuge sweep SWEEP.yaml --out DIR`, "
+    "`refuge sweep report DIR`.",
+    no_args_is_help=True,
+)
+app.add_typer(sweep_app, name="sweep")
+
+
+@contextmanager
+def _progress_bar() -> Iterator[Any]:
+    """A rich bar of runs done, with the elapsed time and an ETA, on stderr."""
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=not sys.stderr.isatty(),
+    ) as bar:
+        task = bar.add_task("runs", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _announce(backend: Any) -> None:
+    dashboard = f"; dashboard: {backend.dashboard}" if backend.dashboard else ""
+    err_console.print(
+        f"running on {backend.name} ({backend.workers} worker(s)){dashboard}", soft_wrap=True
+    )
+
+
+@sweep_app.command("run")
+def sweep_run(
+    sweep_file: Annotated[Path, typer.Argument(help="Sweep file (YAML or JSON).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder of the sweep.")],
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
+    ] = None,
+    serial: Annotated[
+        bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Finish a sweep a crash or a kill interrupted.")
+    ] = False,
+) -> None:
+    """Run a sweep: every run of the sweep file's axes and replications, on Dask."""
+    from refuge_map.sweep import load_sweep, open_backend, run_sweep
+
+    spec = load_sweep(sweep_file)
+    backend = open_backend(workers=workers, cluster=cluster, serial_run=serial)
+    try:
+        with _progress_bar() as progress:
+            result = run_sweep(
+                spec, out, backend=backend, resume=resume, progress=progress, announce=_announce
+            )
+    except KeyboardInterrupt:
+        err_console.print(
+            f"refuge: interrupted; finish with: refuge sweep {sweep_file} --out {out} --resume",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None
+    failed = int((result.runs["status"] != "done").sum())
+    console.print(
+        f"{len(result.runs)} runs ({result.new_runs} new, {failed} failed) -> "
+        f"{result.out / 'runs.parquet'}"
+    )
+
+
+@sweep_app.command("report")
+def sweep_report(
+    out: Annotated[Path, typer.Argument(help="A sweep's output folder.")],
+) -> None:
+    """Write outcome rates against each axis (CSV tables, PNG plots, Wilson intervals)."""
+    from refuge_map.sweep import write_report
+
+    for path in write_report(out):
+        console.print(f"wrote {path}")
+
+
+@app.command("coverage")
+def coverage_command(
+    out: Annotated[Path, typer.Option("--out", help="FILE.gpkg or FILE.parquet (+ FILE.png).")],
+    scenario_file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Scenario whose network, year, speeds, delay and escorts to map "
+            "(default: the scenario defaults)."
+        ),
+    ] = None,
+    cell_m: Annotated[
+        float, typer.Option("--cell-m", help="Cell edge in metres (500: ~118,000 cells).")
+    ] = DEFAULT_CELL_M,
+    draws: Annotated[
+        int, typer.Option("--draws", help="Speed draws per cell (Monte Carlo).")
+    ] = DEFAULT_DRAWS,
+) -> None:
+    """Map the time to asylum and the chance to reach it alive from every cell (Deut 19:6)."""
+    scenario = (
+        load_scenario(scenario_file)
+        if scenario_file is not None
+        else Scenario(name="coverage", generate={"n": 1})  # type: ignore[arg-type]
+    )
+    field = scenario_coverage(scenario, cell_m=cell_m, draws=draws)
+    for path in write_coverage(field, out):
+        console.print(f"wrote {path}")
+    reached = field.p_asylum
+    console.print(
+        f"{len(reached):,} cells of {cell_m:g} m; mean P(reaches asylum alive) "
+        f"{reached.mean():.3f}; slowest way {field.time_h.max():.1f} h"
+    )

@@ -1,0 +1,158 @@
+"""Where a sweep's tasks run: in this process (serial, for debugging) or on a Dask cluster."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from refuge_map.errors import RefugeError
+
+#: How long to wait for an existing cluster to answer, seconds.
+CONNECT_TIMEOUT_S = 3.0
+
+
+class Backend(Protocol):
+    """Runs tasks and yields their results as they finish (in any order)."""
+
+    name: str
+    dashboard: str | None
+    workers: int
+
+    def run_on_workers(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call `fn(*args)` once in every worker process."""
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: list[Any]) -> Iterator[Any]:
+        """``fn(task)`` for every task, yielded as each finishes."""
+
+
+class SerialBackend:
+    """Every task in this process, one after the other (for debugging and for tests)."""
+
+    name = "serial"
+    dashboard = None
+    workers = 1
+
+    def run_on_workers(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call `fn(*args)` here."""
+        fn(*args)
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: list[Any]) -> Iterator[Any]:
+        """``fn(task)`` for each task in order."""
+        return map(fn, tasks)
+
+
+class DaskBackend:
+    """Tasks on a `distributed.Client`: a LocalCluster of worker processes, or a cluster
+    reached at an address."""
+
+    name = "dask"
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.dashboard = _dashboard_link(client)
+        self.workers = max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+
+    def run_on_workers(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Call `fn(*args)` once in every worker (`Client.run`)."""
+        self.client.run(fn, *args)
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: list[Any]) -> Iterator[Any]:
+        """Submit every task; yield results in the order they finish."""
+        from distributed import as_completed
+
+        futures = self.client.map(fn, tasks, pure=False)
+        for future in as_completed(futures):
+            yield future.result()
+            future.release()
+
+
+def _dashboard_link(client: Any) -> str | None:
+    link = client.dashboard_link
+    if importlib.util.find_spec("bokeh") is None:
+        return f"{link} (install bokeh to see it)"
+    return str(link)
+
+
+def _require_dask() -> None:
+    if importlib.util.find_spec("distributed") is None:
+        raise RefugeError(
+            "the Dask engine is not installed: pip install 'refuge-map[sweep]' (or use --serial)",
+            source="refuge sweep",
+        )
+
+
+@contextmanager
+def local_cluster(workers: int | None = None) -> Iterator[DaskBackend]:
+    """A LocalCluster started in this process: one single-threaded worker process per core
+    (or `workers`), closed on exit; the dashboard on a free port."""
+    _require_dask()
+    from distributed import Client, LocalCluster
+
+    n = workers or os.cpu_count() or 1
+    with (
+        LocalCluster(
+            n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        yield DaskBackend(client)
+
+
+@contextmanager
+def remote_cluster(address: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Iterator[DaskBackend]:
+    """A client of the Dask cluster at `address` (``tcp://host:8786``).
+
+    Raises
+    ------
+    RefugeError
+        If the scheduler does not answer within `timeout_s`.
+    """
+    _require_dask()
+    from distributed import Client
+
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)  # the one-line error below says it all
+    try:
+        client = Client(address, timeout=f"{timeout_s}s")
+    except (OSError, TimeoutError, ValueError) as err:
+        raise RefugeError(
+            f"cannot reach the Dask cluster: {str(err).splitlines()[0]}",
+            source="--cluster",
+            value=address,
+        ) from None
+    finally:
+        quiet.setLevel(level)
+    with client:
+        yield DaskBackend(client)
+
+
+@contextmanager
+def serial() -> Iterator[SerialBackend]:
+    """The serial backend (nothing to start or close)."""
+    yield SerialBackend()
+
+
+def open_backend(
+    *, workers: int | None = None, cluster: str | None = None, serial_run: bool = False
+) -> Any:
+    """The backend the options ask for, as a context manager.
+
+    Raises
+    ------
+    RefugeError
+        For conflicting options or a non-positive worker count.
+    """
+    if sum([workers is not None, cluster is not None, serial_run]) > 1:
+        raise RefugeError("give at most one of --workers, --cluster and --serial", source="sweep")
+    if workers is not None and workers < 1:
+        raise RefugeError("must be at least 1", source="sweep", field="--workers", value=workers)
+    if serial_run:
+        return serial()
+    if cluster is not None:
+        return remote_cluster(cluster)
+    return local_cluster(workers)

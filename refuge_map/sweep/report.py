@@ -1,0 +1,114 @@
+"""Report a sweep: outcome rates against each axis, with Wilson intervals, as tables and PNGs."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from refuge_map._atomic import atomic_file
+from refuge_map.errors import RefugeError
+from refuge_map.sweep.manifest import MANIFEST
+from refuge_map.sweep.runner import RUNS_TABLE
+from refuge_map.sweep.worker import OUTCOME_COUNTS
+
+REPORT = "report"
+
+#: Bins of a Latin-hypercube axis (equal counts of runs).
+LHS_BINS = 5
+
+#: Normal quantile of the 95% intervals.
+Z95 = 1.959964
+
+CAPTION = (
+    "Rates pool the incidents of every run at a level (incidents are drawn independently); "
+    "95% Wilson intervals. Deut 19:6: 'lest the avenger overtake him, because the way is long'; "
+    "Mishnah Makkot 2:5: the two disciples speak to the avenger."
+)
+
+
+def wilson(successes: np.ndarray, trials: np.ndarray, z: float = Z95) -> tuple[np.ndarray, ...]:
+    """Rate and Wilson score interval ``(rate, low, high)`` of binomial counts (NaN for none)."""
+    k, n = np.asarray(successes, dtype=float), np.asarray(trials, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / (1 + z**2 / n)
+    return p, centre - half, centre + half
+
+
+def rate_table(runs: pd.DataFrame, by: pd.Series | None = None) -> pd.DataFrame:
+    """Outcome rates (arrival, capture, horizon) with intervals, per level of `by` (or all)."""
+    done = runs[runs["status"] == "done"]
+    keys = by.loc[done.index] if by is not None else pd.Series("all", index=done.index)
+    sums = done.groupby(keys, sort=True, observed=True)[["incidents", *OUTCOME_COUNTS]].sum()
+    table = pd.DataFrame({"runs": done.groupby(keys, sort=True, observed=True).size()})
+    table["incidents"] = sums["incidents"]
+    for kind in OUTCOME_COUNTS:
+        rate, low, high = wilson(sums[kind].to_numpy(), sums["incidents"].to_numpy())
+        table[f"p_{kind}"], table[f"p_{kind}_low"], table[f"p_{kind}_high"] = rate, low, high
+    return table
+
+
+def axis_levels(runs: pd.DataFrame, axis: str, *, continuous: bool) -> pd.Series:
+    """Each run's level on an axis: its value, or its equal-count bin for a sampled axis."""
+    if not continuous:
+        return runs[axis].astype(str)
+    bins = min(LHS_BINS, runs[axis].nunique())
+    return pd.qcut(runs[axis], q=bins, duplicates="drop")
+
+
+def write_report(out: str | Path) -> list[Path]:
+    """Write ``report/summary.csv``, and per axis ``report/<axis>.csv`` and ``<axis>.png``.
+
+    Raises
+    ------
+    RefugeError
+        If `out` holds no finished sweep (no ``runs.parquet`` or manifest).
+    """
+    folder = Path(out)
+    if not (folder / RUNS_TABLE).is_file() or not (folder / MANIFEST).is_file():
+        raise RefugeError("no sweep results here (runs.parquet, manifest.jsonl)", source=str(out))
+    runs = pd.read_parquet(folder / RUNS_TABLE)
+    header = json.loads((folder / MANIFEST).read_text(encoding="utf-8").splitlines()[0])
+    lhs = set(json.loads((folder / "sweep.json").read_text(encoding="utf-8"))["axes"]["lhs"])
+    written = [_write_csv(rate_table(runs), folder / REPORT / "summary.csv")]
+    for axis in header["axes"]:
+        table = rate_table(runs, axis_levels(runs, axis, continuous=axis in lhs))
+        table.index.name = axis
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", axis)
+        written.append(_write_csv(table, folder / REPORT / f"{name}.csv"))
+        written.append(_plot_axis(table, axis, folder / REPORT / f"{name}.png"))
+    return written
+
+
+def _write_csv(table: pd.DataFrame, path: Path) -> Path:
+    with atomic_file(path) as tmp:
+        table.to_csv(tmp, float_format="%.4f")
+    return path
+
+
+def _plot_axis(table: pd.DataFrame, axis: str, path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
+    x = np.arange(len(table))
+    for offset, kind in zip((-0.1, 0.1), ("arrival", "capture"), strict=True):
+        rate = table[f"p_{kind}"].to_numpy()
+        error = [rate - table[f"p_{kind}_low"], table[f"p_{kind}_high"] - rate]
+        ax.errorbar(x + offset, rate, yerr=error, fmt="o-", capsize=4, label=kind)
+    ax.set_xticks(x, [str(level) for level in table.index], rotation=20)
+    ax.set(xlabel=axis, ylabel="share of incidents", ylim=(0, 1))
+    ax.set_title(f"Outcomes against {axis}", fontsize=11)
+    ax.legend()
+    fig.text(0.01, 0.005, CAPTION, fontsize=6, wrap=True)
+    with atomic_file(path) as tmp:
+        fig.savefig(tmp, dpi=100, format="png")
+    plt.close(fig)
+    return path

@@ -1,0 +1,176 @@
+"""Run a sweep: plan it, skip what the manifest holds, farm the rest out, write runs.parquet."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from refuge_map import __version__
+from refuge_map._atomic import atomic_file
+from refuge_map.sweep.backends import Backend
+from refuge_map.sweep.manifest import Manifest, header_record
+from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
+from refuge_map.sweep.spec import SweepSpec
+from refuge_map.sweep.worker import BatchTask, prepare_worker, run_batch
+
+RUNS_TABLE = "runs.parquet"
+SPEC_COPY = "sweep.json"
+
+#: Called as ``progress(done, total)`` after every batch (and once at the start).
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep left in its folder.
+
+    Attributes
+    ----------
+    out
+        The output folder.
+    runs
+        The rows of ``runs.parquet``: one per run, sorted by run index.
+    new_runs
+        Runs this call ran (the others came from the manifest of an earlier, interrupted call).
+    """
+
+    out: Path
+    runs: pd.DataFrame
+    new_runs: int
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: str | Path,
+    *,
+    backend: AbstractContextManager[Backend],
+    resume: bool = False,
+    progress: Progress | None = None,
+    announce: Callable[[Backend], None] | None = None,
+) -> SweepResult:
+    """Run every run of `spec` not yet in the manifest of `out`, then write ``runs.parquet``.
+
+    Parameters
+    ----------
+    spec
+        The sweep (from `refuge_map.sweep.load_sweep`).
+    out
+        The output folder: ``manifest.jsonl``, ``sweep.json``, ``parts/``, ``runs.parquet``.
+    backend
+        From `refuge_map.sweep.open_backend`; entered (a cluster started or reached) only
+        once the output folder is checked and there are runs to do.
+    resume
+        Finish the sweep a crash, Ctrl-C or kill left in `out`; no run is lost or run twice.
+    progress
+        Told of the runs done so far after each batch.
+    announce
+        Told of the backend once it is up (to print its dashboard's address).
+
+    Raises
+    ------
+    RefugeError
+        If `out` holds another sweep, or this one without `resume`.
+    """
+    folder = Path(out)
+    plan = plan_sweep(spec)
+    manifest = Manifest.open(folder, _header(plan), resume=resume)
+    if manifest.header["batch_runs"] != plan.batch_runs:  # a resumed sweep keeps its batching
+        plan = plan_sweep(spec, batch_runs=manifest.header["batch_runs"])
+    _write_spec(spec, folder)
+    tasks = pending_tasks(plan, manifest, folder)
+    total, before = len(plan.runs), len(manifest.runs)
+    if progress:
+        progress(before, total)
+    if tasks:
+        with backend as engine:
+            if announce:
+                announce(engine)
+            engine.run_on_workers(prepare_worker, network_options(plan))
+            for rows in engine.map_unordered(run_batch, tasks):
+                manifest.record(rows)
+                if progress:
+                    progress(len(manifest.runs), total)
+    runs = write_runs_table(plan, manifest, folder)
+    return SweepResult(folder, runs, len(manifest.runs) - before)
+
+
+def _header(plan: Plan) -> dict[str, Any]:
+    return header_record(
+        sweep=plan.spec.name,
+        spec_hash=plan.spec.spec_hash,
+        version=__version__,
+        n_runs=len(plan.runs),
+        batch_runs=plan.batch_runs,
+        axes=plan.axes,
+    )
+
+
+def _write_spec(spec: SweepSpec, folder: Path) -> None:
+    with atomic_file(folder / SPEC_COPY) as tmp:
+        tmp.write_text(json.dumps(spec.model_dump(mode="json"), indent=2), encoding="utf-8")
+
+
+def pending_tasks(plan: Plan, manifest: Manifest, folder: Path) -> list[BatchTask]:
+    """A task for every batch with a run not in the manifest (the whole batch is rerun, so its
+    part file is rewritten whole; runs already recorded are not recorded again)."""
+    runs = plan.runs
+    missing = runs.index[~runs.index.isin(list(manifest.runs))]
+    tasks = []
+    for batch in sorted(set(runs.loc[missing, "batch"].tolist())):
+        members = runs.index[runs["batch"] == batch]
+        tasks.append(
+            BatchTask(
+                batch=int(batch),
+                base=plan.spec.base,
+                runs=tuple(_run_record(plan, int(i)) for i in members),
+                out=str(folder),
+            )
+        )
+    return tasks
+
+
+def _run_record(plan: Plan, run: int) -> dict[str, Any]:
+    row = plan.runs.loc[run]
+    return {
+        "run": run,
+        "point": int(row["point"]),
+        "replication": int(row["replication"]),
+        "seed": int(row["seed"]),
+        "scenario_hash": str(row["scenario_hash"]),
+        "version": __version__,
+        "params": plan.params(run),
+    }
+
+
+def network_options(plan: Plan) -> list[str]:
+    """The distinct network options of the sweep's design points (as JSON), for the workers
+    to build once each."""
+    points = plan.runs.drop_duplicates("point")
+    return sorted(
+        {
+            scenario_of(plan.spec.base, plan.params(int(i)), 0).network.model_dump_json()
+            for i in points.index
+        }
+    )
+
+
+def write_runs_table(plan: Plan, manifest: Manifest, folder: Path) -> pd.DataFrame:
+    """``runs.parquet``: one row per recorded run, sorted by run index, axis values as columns
+    (mappings and lists as JSON text)."""
+    records = [manifest.runs[i] for i in sorted(manifest.runs)]
+    axes = {name: [_column_value(r["params"][name]) for r in records] for name in plan.axes}
+    table = pd.DataFrame([{k: v for k, v in r.items() if k != "params"} for r in records])
+    table = pd.concat([table, pd.DataFrame(axes, index=table.index)], axis=1)
+    with atomic_file(folder / RUNS_TABLE) as tmp:
+        table.to_parquet(tmp, index=False)
+    return table
+
+
+def _column_value(value: Any) -> Any:
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value

@@ -1,0 +1,198 @@
+"""Sweep files: a base scenario, the axes to vary over it, replications and one root seed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from refuge_map._loading import load_model, read_mapping, validation_error
+from refuge_map.errors import RefugeError
+from refuge_map.simulation.scenario import Scenario
+
+#: Scenario fields the sweep owns: each run's seed is spawned, replications are the sweep's.
+RESERVED_AXES = ("name", "seed", "replications")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Range(_Strict):
+    """A continuous range for Latin-hypercube sampling."""
+
+    low: float = Field(description="Lower end.")
+    high: float = Field(description="Upper end; must exceed `low`.")
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> Range:
+        if not self.high > self.low:
+            raise ValueError(f"empty range: high ({self.high}) must exceed low ({self.low})")
+        return self
+
+
+class Axes(_Strict):
+    """What varies: a full grid over discrete choices, crossed with a Latin hypercube over
+    continuous ranges. Axis names are dotted paths into the scenario (``escorts.enabled``,
+    ``network.bough_opinion``, ``avenger.delay_h.median``)."""
+
+    grid: dict[str, list[Any]] = Field(
+        default_factory=dict, description="Axis -> the values to try (every combination)."
+    )
+    lhs: dict[str, Range] = Field(
+        default_factory=dict, description="Axis -> {low, high}, sampled by a Latin hypercube."
+    )
+    samples: int = Field(0, ge=0, le=100_000, description="Latin-hypercube samples.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Axes:
+        empty = [name for name, values in self.grid.items() if not values]
+        if empty:
+            raise ValueError(f"grid axis {empty[0]!r} has no values")
+        if self.lhs and self.samples < 1:
+            raise ValueError("lhs ranges need `samples` >= 1")
+        if self.samples and not self.lhs:
+            raise ValueError("`samples` given without lhs ranges")
+        both = sorted(set(self.grid) & set(self.lhs))
+        if both:
+            raise ValueError(f"axis {both[0]!r} is both a grid and an lhs axis")
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        """All axis names, grid axes first, in file order."""
+        return [*self.grid, *self.lhs]
+
+
+class SweepSpec(_Strict):
+    """A Monte Carlo sweep over a base scenario."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Short id of the sweep.")
+    description: str = Field("", description="The question the sweep asks.")
+    base: dict[str, Any] = Field(
+        description="The base scenario: inline, or a path to a scenario file (relative to the "
+        "sweep file)."
+    )
+    axes: Axes = Field(default_factory=Axes)  # type: ignore[arg-type]
+    replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
+    seed: int = Field(0, ge=0, description="Root seed: every run's seed is spawned from it.")
+    batch_runs: int | None = Field(
+        None, ge=1, le=10_000, description="Runs per task (default: about 64 tasks, >= 2 runs)."
+    )
+
+    @field_validator("base")
+    @classmethod
+    def _whole_scenario(cls, value: dict[str, Any]) -> dict[str, Any]:
+        """The base as a valid scenario with every default written out (axes point into it)."""
+        return Scenario.model_validate(value).model_dump(mode="json")
+
+    @property
+    def spec_hash(self) -> str:
+        """A stable hash of everything that decides the runs (base scenario content included)."""
+        text = json.dumps(self.model_dump(mode="json"), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _base_mapping(value: Any, folder: Path) -> Any:
+    """A `base` given as a path is replaced by the scenario file's content."""
+    if isinstance(value, str):
+        path = Path(value) if Path(value).is_absolute() else folder / value
+        load_model(Scenario, path)  # one-line error naming the scenario file
+        return read_mapping(path)
+    return value
+
+
+def load_sweep(path: str | Path) -> SweepSpec:
+    """Read a sweep file, resolve its base scenario and check every axis against it.
+
+    Raises
+    ------
+    RefugeError
+        One line naming the file, the field and the value: unknown fields, an empty range or
+        grid, an unknown axis (naming it), a value the scenario refuses, a bad base scenario.
+    """
+    source = str(path)
+    data = read_mapping(path)
+    if "base" in data:
+        data["base"] = _base_mapping(data["base"], Path(path).parent)
+    try:
+        spec = SweepSpec.model_validate(data)
+    except ValidationError as err:
+        raise validation_error(err, source) from None
+    check_axes(spec, source=source)
+    return spec
+
+
+def check_axes(spec: SweepSpec, *, source: str = "sweep") -> None:
+    """Check that every axis names a scenario field and that every value is valid there.
+
+    Raises
+    ------
+    RefugeError
+        Naming the axis (and the value) of the first problem.
+    """
+    base = spec.base
+    for name in spec.axes.names:
+        _check_path(base, name, source)
+    for name, values in spec.axes.grid.items():
+        for i, value in enumerate(values):
+            _check_value(base, name, value, f"axes.grid.{name}[{i}]", source)
+    for name, span in spec.axes.lhs.items():
+        for end in ("low", "high"):
+            _check_value(base, name, getattr(span, end), f"axes.lhs.{name}.{end}", source)
+
+
+def _check_path(base: dict[str, Any], name: str, source: str) -> None:
+    parts = name.split(".")
+    if parts[0] in RESERVED_AXES:
+        raise RefugeError(
+            f"the sweep owns {parts[0]!r} (seeds are spawned from its root seed); not an axis",
+            source=source,
+            field=f"axes.{name}",
+        )
+    node: Any = base
+    for depth, part in enumerate(parts):
+        if not isinstance(node, dict) or part not in node:
+            where = ".".join(parts[:depth]) or "the scenario"
+            known = sorted(node) if isinstance(node, dict) else []
+            raise RefugeError(
+                f"unknown axis: {where} has no field {part!r}; known: {known}",
+                source=source,
+                field=f"axes.{name}",
+            )
+        node = node[part]
+
+
+def apply_axes(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a scenario mapping with each dotted path set to its value."""
+    scenario = json.loads(json.dumps(base))
+    for name, value in values.items():
+        *parents, leaf = name.split(".")
+        node = scenario
+        for part in parents:
+            node = node[part]
+        node[leaf] = value
+    return scenario
+
+
+def _check_value(base: dict[str, Any], name: str, value: Any, field: str, source: str) -> None:
+    try:
+        Scenario.model_validate(apply_axes(base, {name: value}))
+    except ValidationError as err:
+        problem = validation_error(err, source)
+        raise RefugeError(
+            f"the scenario refuses this value: {err.errors()[0]['msg']} (at {problem.field})",
+            source=source,
+            field=field,
+            value=value,
+        ) from None

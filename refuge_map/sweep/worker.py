@@ -1,0 +1,100 @@
+"""What a worker does with one task: run a batch of runs, write its part files, return rows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import geopandas as gpd
+import pandas as pd
+
+from refuge_map._atomic import atomic_file
+from refuge_map.simulation import simulate
+from refuge_map.simulation._setup import network_for
+from refuge_map.sweep.plan import scenario_of
+
+PARTS = "parts"
+
+#: The outcome columns of runs.parquet, from a run's ``summary["overall"]``.
+OUTCOME_COUNTS = ("arrival", "capture", "horizon")
+
+
+@dataclass(frozen=True)
+class BatchTask:
+    """One task: the runs of a batch (run index, seed, axis values, hashes) and where to write.
+
+    Small and picklable: the base scenario mapping and a few numbers per run.
+    """
+
+    batch: int
+    base: dict[str, Any]
+    runs: tuple[dict[str, Any], ...]
+    out: str
+
+
+def prepare_worker(network_options: list[str]) -> int:
+    """Build and prepare the networks a sweep needs, once per worker process (the
+    simulation's per-process cache, keyed by the options' JSON); returns how many."""
+    for options in network_options:
+        network_for(options)
+    return len(network_options)
+
+
+def run_batch(task: BatchTask) -> list[dict[str, Any]]:
+    """Run every run of the batch, write its part files, return one summary row per run.
+
+    Trajectories go to ``parts/part-<batch>.parquet`` (GeoParquet, WGS84 points), events to
+    ``parts/events-<batch>.parquet``; both are renamed into place whole. A run that raises is
+    returned with status ``failed`` and the error, and the others go on.
+    """
+    tracks: list[gpd.GeoDataFrame] = []
+    events: list[pd.DataFrame] = []
+    rows = []
+    for run in task.runs:
+        try:
+            result = simulate(scenario_of(task.base, run["params"], run["seed"]))
+        except Exception as err:  # one bad corner of the parameter space must not stop a sweep
+            rows.append(run | {"status": "failed", "error": f"{type(err).__name__}: {err}"})
+            continue
+        tracks.append(result.trajectories.assign(run=run["run"]))
+        events.append(result.events.assign(run=run["run"]))
+        rows.append(
+            run | {"status": "done", "sim_run_id": result.run_id, **outcomes(result.summary)}
+        )
+    part = _write_parts(Path(task.out), task.batch, tracks, events)
+    return [row | {"part": part if row["status"] == "done" else None} for row in rows]
+
+
+def _write_parts(
+    out: Path, batch: int, tracks: list[gpd.GeoDataFrame], events: list[pd.DataFrame]
+) -> str | None:
+    if not tracks:
+        return None
+    name = f"{PARTS}/part-{batch:05d}.parquet"
+    with atomic_file(out / f"{PARTS}/events-{batch:05d}.parquet") as tmp:
+        pd.concat(events, ignore_index=True).to_parquet(tmp, index=False)
+    with atomic_file(out / name) as tmp:
+        pd.concat(tracks, ignore_index=True).to_parquet(tmp, index=False)
+    return name
+
+
+def outcomes(summary: dict[str, Any]) -> dict[str, Any]:
+    """A run's outcome columns: counts, rates and mean times from its summary."""
+    overall = summary["overall"]
+    incidents = int(overall["incidents"])
+    counts = {kind: int(overall["outcomes"][kind]) for kind in OUTCOME_COUNTS}
+    rates = {f"p_{kind}": counts[kind] / incidents if incidents else math.nan for kind in counts}
+    return {
+        "incidents": incidents,
+        **counts,
+        "deterred": int(overall["deterred"]),
+        **rates,
+        "time_to_asylum_h": _mean(overall["time_to_asylum_h"]),
+        "distance_run_km": _mean(overall["distance_run_km"]),
+    }
+
+
+def _mean(stats: dict[str, float] | None) -> float:
+    return math.nan if stats is None else float(stats["mean"])
