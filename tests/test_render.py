@@ -5,88 +5,55 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from datetime import datetime, timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 
 import geopandas as gpd
 import pandas as pd
 import pytest
-from shapely.geometry import Point
 
 from geo import RefugeNetwork
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run, render_html, save_map
+from refuge_map.render import network_map, read_run_files, render_html, save_map
 from refuge_map.render._html import esc
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
 from refuge_map.render.run_layers import _iso_duration
 from refuge_map.render.static import static_map
+from refuge_map.simulation import load_scenario, simulate, write_run
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 TEMPLATE_PAYLOAD = "`${alert(2)}`\\u"
-START = datetime(1800, 1, 1, 6, 0)
-#: Shechem's site and a start 8 km west of it (WGS84).
-SHECHEM = (35.28194, 32.21361)
-FLIGHT_FROM = (35.2, 32.24)
+TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
 
 
-def write_run(folder: Path, *, run_id: str = "tiny", text: str = "", steps: int = 6) -> Path:
-    """A small run as the simulation writes it: a fugitive fleeing to Shechem, an avenger
-    behind him, an escort beside him; `text` is appended to every string a run may carry."""
-    rows = []
-    for step in range(steps):
-        f = step / (steps - 1)
-        fugitive = (
-            FLIGHT_FROM[0] + f * (SHECHEM[0] - FLIGHT_FROM[0]),
-            FLIGHT_FROM[1] + f * (SHECHEM[1] - FLIGHT_FROM[1]),
-        )
-        positions = {
-            "f1": ("fugitive", fugitive),
-            "a1": ("avenger", (fugitive[0] - 0.03 * (1 - f) - 0.01, fugitive[1] + 0.01)),
-            "e1": ("escort", (fugitive[0], fugitive[1] - 0.004)),
-        }
-        arrived = step == steps - 1
-        for agent_id, (role, (lon, lat)) in positions.items():
-            safe = arrived and role != "avenger"
-            rows.append(
-                {
-                    "run_id": run_id,
-                    "seed": 7,
-                    "agent_id": agent_id + text,
-                    "incident": 0,
-                    "role": role,
-                    "t": START + timedelta(minutes=30 * step),
-                    "step": step,
-                    "in_asylum": safe,
-                    "city": "shechem" if safe else "",
-                    "captured": False,
-                    "geometry": Point(lon, lat),
-                }
-            )
-    folder.mkdir(parents=True, exist_ok=True)
-    gpd.GeoDataFrame(rows, crs="EPSG:4326").to_parquet(folder / "trajectories.parquet")
-    end = START + timedelta(minutes=30 * (steps - 1))
-    events = pd.DataFrame(
-        {
-            "t": [START, START + timedelta(minutes=30), end],
-            "incident": [0, 0, 0],
-            "agent_id": ["f1" + text, "a1" + text, "f1" + text],
-            "kind": ["flight_start", "avenger_sets_out", "arrival"],
-            "lon": [FLIGHT_FROM[0], FLIGHT_FROM[0] - 0.04, SHECHEM[0]],
-            "lat": [FLIGHT_FROM[1], FLIGHT_FROM[1] + 0.01, SHECHEM[1]],
-            "city": ["", "", "shechem" + text],
-            "rule": ["flight", "pursuit", "the city receives him" + text],
-            "citation": ["Numbers 35:11", "Numbers 35:12", "Numbers 35:11-15" + text],
-        }
-    )
-    events.to_parquet(folder / "events.parquet")
-    (folder / "summary.json").write_text(json.dumps({"run_id": run_id}), encoding="utf-8")
+def simulate_tiny(folder: Path) -> Path:
+    """The tiny scenario (three flights, one day) run and written as `refuge run` does."""
+    write_run(simulate(load_scenario(TINY)), folder)
+    return folder
+
+
+def poison(folder: Path, text: str) -> Path:
+    """Append `text` to every string a run's files carry: ids, cities, rules, citations, the
+    scenario's name and description (as a hand-edited or hostile run folder might)."""
+    for name in ("events.parquet", "trajectories.parquet"):
+        table = (gpd.read_parquet if name.startswith("traj") else pd.read_parquet)(folder / name)
+        for column in ["run_id", "agent_id", "city", "rule", "citation"]:
+            if column in table:
+                table[column] = table[column].astype(str) + text
+        table.to_parquet(folder / name)
+    for name, keys in (
+        ("summary.json", ["run_id", "scenario"]),
+        ("scenario.json", ["description"]),
+    ):
+        data = json.loads((folder / name).read_text(encoding="utf-8"))
+        data.update({key: str(data[key]) + text for key in keys})
+        (folder / name).write_text(json.dumps(data), encoding="utf-8")
     return folder
 
 
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_run(tmp_path_factory.mktemp("run") / "tiny")
+    return simulate_tiny(tmp_path_factory.mktemp("run") / "tiny")
 
 
 @pytest.fixture(scope="module")
@@ -187,11 +154,11 @@ def test_data_strings_are_escaped_everywhere(network, tmp_path):
     cities = network.cities.copy()
     cities.loc["kedesh", ["name", "hebrew_name"]] = ["Kedesh" + text, text]
     named = dataclasses.replace(network, cities=cities)
-    run = write_run(tmp_path / "run", run_id="run" + text, text=text)
+    run = poison(simulate_tiny(tmp_path / "run"), text)
     page = render_html(network_map(named, run=run), self_contained=False)
     assert PAYLOAD not in page and "`${alert(2)}`" not in page
     assert esc(PAYLOAD) in page
-    for field in ["Kedesh", "run", "f1", "shechem", "the city receives him", "Numbers 35:11-15"]:
+    for field in ["Kedesh", "i0001-fugitive", "shechem", "Deuteronomy 19:6", "a chasing avenger."]:
         assert field + esc(text) in page, field
 
 
@@ -211,12 +178,13 @@ def test_package_json_pins_exactly_the_manifest():
 
 def test_self_contained_page_references_nothing_outside(network, run_dir, tmp_path):
     path = save_map(network_map(network, run=run_dir), tmp_path / "map.html", self_contained=True)
-    found = tags(path.read_text(encoding="utf-8"))
+    page = path.read_text(encoding="utf-8")
+    found = tags(page)
     assert not [url for _, url in found.refs if re.match(r"(https?:)?//", url)]
     assert not [url for tag, url in found.refs if tag in ("script", "link")]
     css_urls = re.findall(r"url\(\s*['\"]?([^'\")]*)", "".join(found.styles))
     assert css_urls and all(url.startswith(("data:", "#")) for url in css_urls)
-    assert "L.timeDimension" in "".join(found.styles) or "TimeDimension" in path.read_text()
+    assert "L.TimeDimension=" in page and "font/woff" in page  # the slider and its icons
 
 
 def test_missing_asset_is_a_one_line_error_naming_it_and_the_fix(network, tmp_path):
@@ -250,26 +218,30 @@ def test_map_displays_in_a_notebook(network):
 
 def test_run_tracks_are_on_a_time_slider(run_page):
     assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
-    assert '"period": "PT30M"' in run_page or "PT30M" in run_page
-    assert run_page.count('"refuge-track"') == 3
-    for role in ["fugitive", "avenger", "escort"]:
+    assert '"PT2M"' in run_page  # the tiny scenario's step, dt_s: 120
+    assert run_page.count('"refuge-track"') == 6
+    for role in ["fugitive", "avenger"]:
         assert f"refuge-agent refuge-{role}" in run_page
         assert f"track of the {role}" in run_page
-    assert "1800-01-01T08:30:00" in run_page
+    assert "currentTime: 86400000" in run_page  # the first time, one day after the epoch
+    assert '"Tracks (time slider)"' in run_page
+    assert "<b>Run tiny-" in run_page and "<i>Three killings in error" in run_page
 
 
-def test_run_events_cite_their_rule(run_page):
-    assert run_page.count('"className": "refuge-event"') == 3
-    assert "<th>rule</th><td>the city receives him</td>" in run_page
-    assert "<th>source</th><td>Numbers 35:11-15</td>" in run_page
+def test_run_events_cite_their_rule(run_dir, run_page):
+    events = pd.read_parquet(run_dir / "events.parquet")
+    assert run_page.count('"className": "refuge-event"') == len(events)
+    arrival = events[events["kind"] == "arrival"].iloc[0]
+    assert f"<th>rule</th><td>{esc(arrival['rule'])}</td>" in run_page
+    assert f"<th>source</th><td>{esc(arrival['citation'])}</td>" in run_page
     assert '"Events"' in run_page and "avenger sets out" in run_page
 
 
 def test_trees_of_a_scenario_are_drawn(network, tmp_path):
-    run = write_run(tmp_path / "run")
+    run = simulate_tiny(tmp_path / "run")
     summary = {"trees": [{"incident": 0, "trunk": [35.27, 32.21], "bough": [35.275, 32.212]}]}
     (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-    page = render_html(network_map(network, run=read_run(run)), self_contained=False)
+    page = render_html(network_map(network, run=read_run_files(run)), self_contained=False)
     assert '"Trees of the scenario"' in page and page.count('"refuge-tree"') == 2
     assert "in the boughs" in page and "it all follows the boughs" in page
 
@@ -287,19 +259,19 @@ def test_a_run_without_trees_has_no_tree_layer(run_page):
     ],
 )
 def test_unreadable_runs_are_clear_errors(tmp_path, remove, needle):
-    folder = write_run(tmp_path / "run") if remove else tmp_path / "nowhere"
+    folder = simulate_tiny(tmp_path / "run") if remove else tmp_path / "nowhere"
     if remove:
         (folder / remove).unlink()
     with pytest.raises(RefugeError, match=needle):
-        read_run(folder)
+        read_run_files(folder)
 
 
 def test_missing_columns_are_named_together(tmp_path):
-    folder = write_run(tmp_path / "run")
+    folder = simulate_tiny(tmp_path / "run")
     events = pd.read_parquet(folder / "events.parquet").drop(columns=["rule", "citation"])
     events.to_parquet(folder / "events.parquet")
     with pytest.raises(RefugeError, match=r"missing columns \(value: \['rule', 'citation'\]\)"):
-        read_run(folder)
+        read_run_files(folder)
 
 
 def test_iso_duration():
@@ -308,7 +280,7 @@ def test_iso_duration():
 
 
 def test_static_png(network, run_dir, tmp_path):
-    path = static_map(network, tmp_path / "map.png", run=read_run(run_dir))
+    path = static_map(network, tmp_path / "map.png", run=read_run_files(run_dir))
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG") and len(data) > 20_000
 

@@ -12,7 +12,7 @@ from geo import load_network
 from refuge_map.cli._app import app
 from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run, save_map
+from refuge_map.render import network_map, read_run_files, save_map
 from refuge_map.render.static import static_map
 
 console = Console()
@@ -45,7 +45,7 @@ def map_command(
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
     network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
-    loaded = read_run(run) if run is not None else None
+    loaded = read_run_files(run) if run is not None else None
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
         fmap = network_map(network, run=loaded, tiles=basemap)

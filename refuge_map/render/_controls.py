@@ -23,7 +23,7 @@ PAGE_STYLE = """
 .refuge-popup th { text-align: left; padding: 1px 8px 1px 0; vertical-align: top;
   font-weight: normal; color: #555; }
 .refuge-popup td { padding: 1px 0; }
-.refuge-legend { position: fixed; top: 90px; left: 10px; z-index: 1000; background: #fff;
+.refuge-legend { position: fixed; top: 70px; right: 10px; z-index: 999; background: #fff;
   padding: 6px 10px; border-radius: 4px; box-shadow: 0 1px 5px rgba(0,0,0,.4);
   font: 12px sans-serif; line-height: 18px; max-width: 300px; }
 .leaflet-control-attribution { max-width: 62%; }
@@ -59,14 +59,20 @@ class Legend(MacroElement):
     Parameters
     ----------
     title
-        The box's heading (escaped).
+        The box's heading.
     entries
-        (swatch shape, CSS colour, label) per line; labels are escaped.
+        (swatch shape, CSS colour, label) per line.
+    note
+        A line of text under the heading (e.g. the scenario's description).
+
+    All text is escaped.
     """
 
     _template = Template("{% macro html(this, kwargs) %}{{ this.body }}{% endmacro %}")
 
-    def __init__(self, title: str, entries: Sequence[tuple[Swatch, str, str]]) -> None:
+    def __init__(
+        self, title: str, entries: Sequence[tuple[Swatch, str, str]], *, note: str = ""
+    ) -> None:
         super().__init__()
         self._name = "Legend"
         lines = "".join(
@@ -74,7 +80,8 @@ class Legend(MacroElement):
             f"</span>{esc(label)}<br>"
             for shape, color, label in entries
         )
-        self.body = f'<div class="refuge-legend"><b>{esc(title)}</b>{lines}</div>'
+        note_html = f"<i>{esc(note)}</i><br>" if note else ""
+        self.body = f'<div class="refuge-legend"><b>{esc(title)}</b>{note_html}{lines}</div>'
 
 
 class Attribution(MacroElement):

@@ -19,7 +19,7 @@ from refuge_map.render import _style as style
 from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._html import esc, hours, is_missing, popup_table
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
-from refuge_map.render.run_layers import Run, add_run_layers, read_run
+from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
 
 LegendEntry = tuple[Swatch, str, str]
 
@@ -27,7 +27,7 @@ LegendEntry = tuple[Swatch, str, str]
 def network_map(
     network: RefugeNetwork,
     *,
-    run: Run | str | os.PathLike[str] | None = None,
+    run: RunFiles | str | os.PathLike[str] | None = None,
     tiles: str | None = None,
 ) -> folium.Map:
     """The network (and optionally a simulation run) as an interactive folium map.
@@ -42,7 +42,8 @@ def network_map(
     network
         The loaded network (`geo.load_network`).
     run
-        A run (`read_run`) or a run folder: its tracks on a time slider, its events and trees.
+        A run folder (or `read_run_files` of it): its tracks on a time slider, its events and
+        trees.
     tiles
         A basemap by xyzservices name (e.g. ``"OpenStreetMap"``, ``"CartoDB positron"``), or
         None for none.
@@ -57,32 +58,37 @@ def network_map(
     RefugeError
         For an unknown tiles name, or a run folder that cannot be read.
     """
-    fmap = _base_map(network, tiles)
-    zone_entries = _add_network_layers(fmap, network)
-    entries = [*_network_legend(), *zone_entries]
-    title = "The cities of refuge"
-    if run is not None:
-        loaded = run if isinstance(run, Run) else read_run(run)
+    loaded = run if isinstance(run, RunFiles | None) else read_run_files(run)
+    framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
+    fmap = _base_map(framed, tiles)
+    entries = [*_network_legend(), *_add_network_layers(fmap, network)]
+    title, note = "The cities of refuge", ""
+    if loaded is not None:
         entries += add_run_layers(fmap, loaded)
         title = f"Run {loaded.run_id}"
-    Legend(title, entries).add_to(fmap)
+        note = str(loaded.scenario.get("description", ""))
+    Legend(title, entries, note=note).add_to(fmap)
     Attribution(style.ATTRIBUTION).add_to(fmap)
     folium.LayerControl(collapsed=True).add_to(fmap)
     return fmap
 
 
-def _base_map(network: RefugeNetwork, tiles: str | None) -> folium.Map:
-    """An empty map framed on the cities and the limits of the land, with a scale bar."""
+def _landmarks(network: RefugeNetwork) -> gpd.GeoSeries:
+    """The six sites and the limits of the land (from Dan to Beersheba)."""
+    return gpd.GeoSeries(
+        [*network.cities["site"], *network.places.geometry[_is_limit(network.places)]],
+        crs=network.crs,
+    )
+
+
+def _base_map(framed: gpd.GeoSeries, tiles: str | None) -> folium.Map:
+    """An empty map framed on `framed`, with a scale bar and the page's own styles."""
     fmap = folium.Map(tiles=None, control_scale=True, zoom_start=8)
     fmap.default_js = folium_links(MAP_JS)
     fmap.default_css = folium_links(MAP_CSS)
     if tiles is not None:
         folium.TileLayer(_tile_provider(tiles), name=f"Basemap: {tiles}").add_to(fmap)
-    framed = gpd.GeoSeries(
-        [*network.cities["site"], *network.places.geometry[_is_limit(network.places)]],
-        crs=network.crs,
-    ).to_crs("EPSG:4326")
-    left, bottom, right, top = framed.total_bounds
+    left, bottom, right, top = framed.to_crs("EPSG:4326").total_bounds
     fmap.fit_bounds([[bottom, left], [top, right]], padding=(40, 40))
     PageStyle().add_to(fmap)
     return fmap

@@ -12,13 +12,12 @@ from typing import Any
 import folium
 import geopandas as gpd
 import pandas as pd
-from folium.plugins import TimestampedGeoJson
 
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._html import esc, popup_table
+from refuge_map.render._slider import TimeSlider, slider_times
 from refuge_map.render._style import TREE, event_color, role_color
-from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 TRAJECTORY_COLUMNS = (
     "run_id",
@@ -33,12 +32,12 @@ TRAJECTORY_COLUMNS = (
     "captured",
 )
 EVENT_COLUMNS = ("t", "incident", "agent_id", "kind", "lon", "lat", "city", "rule", "citation")
-_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S"
 
 
 @dataclass
-class Run:
-    """What a simulation run wrote, as the renderer reads it (it never computes results).
+class RunFiles:
+    """What a simulation run wrote (`refuge_map.simulation.write_run`), as the renderer reads
+    it: the renderer never computes results.
 
     Attributes
     ----------
@@ -49,21 +48,25 @@ class Run:
     summary
         The run's ``summary.json`` (empty if the run wrote none); a ``trees`` list, if present,
         gives the trees of the scenario (``trunk`` and ``bough`` as ``[lon, lat]``).
+    scenario
+        The run's ``scenario.json`` (empty if the run wrote none): its name and description.
     """
 
     trajectories: gpd.GeoDataFrame
     events: pd.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
+    scenario: dict[str, Any] = field(default_factory=dict)
 
     @property
     def run_id(self) -> str:
         """The run's id (the first of the table's, if it holds several)."""
         ids = self.trajectories["run_id"]
-        return str(ids.iloc[0]) if len(ids) else ""
+        return str(self.summary.get("run_id") or (ids.iloc[0] if len(ids) else ""))
 
 
-def read_run(folder: str | os.PathLike[str]) -> Run:
-    """Read a run folder: ``trajectories.parquet``, ``events.parquet``, ``summary.json``.
+def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
+    """Read a run folder: ``trajectories.parquet``, ``events.parquet`` and, if present,
+    ``summary.json`` and ``scenario.json``.
 
     Raises
     ------
@@ -76,9 +79,22 @@ def read_run(folder: str | os.PathLike[str]) -> Run:
         raise RefugeError("run folder not found", source=str(path))
     trajectories = _read_table(path / "trajectories.parquet", TRAJECTORY_COLUMNS, geo=True)
     events = _read_table(path / "events.parquet", EVENT_COLUMNS, geo=False)
-    summary_path = path / "summary.json"
-    summary = json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.is_file() else {}
-    return Run(trajectories.to_crs(WGS84), pd.DataFrame(events), summary)
+    return RunFiles(
+        trajectories.to_crs(WGS84),
+        pd.DataFrame(events),
+        _read_json(path / "summary.json"),
+        _read_json(path / "scenario.json"),
+    )
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    """A JSON object file, or an empty dict if the run wrote none."""
+    if not path.is_file():
+        return {}
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, TypeError) as bad:
+        raise RefugeError(f"not a JSON object: {bad}", source=str(path)) from bad
 
 
 def _read_table(path: Path, columns: tuple[str, ...], *, geo: bool) -> pd.DataFrame:
@@ -94,7 +110,7 @@ def _read_table(path: Path, columns: tuple[str, ...], *, geo: bool) -> pd.DataFr
     return table
 
 
-def add_run_layers(fmap: folium.Map, run: Run) -> list[tuple[str, str, str]]:
+def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[str, str, str]]:
     """Add the run to `fmap`: tracks on a time slider, an events layer, a trees layer.
 
     Returns
@@ -102,18 +118,13 @@ def add_run_layers(fmap: folium.Map, run: Run) -> list[tuple[str, str, str]]:
     list
         Legend entries (swatch, colour, label) for what was drawn.
     """
-    slider = TimestampedGeoJson(
-        {"type": "FeatureCollection", "features": list(_track_features(run.trajectories))},
-        period=_iso_duration(_step_seconds(run.trajectories["t"])),
-        add_last_point=True,
-        auto_play=False,
-        loop=False,
-        date_options="YYYY-MM-DD HH:mm",
-        time_slider_drag_update=True,
-    )
-    slider.default_js = folium_links(SLIDER_JS)
-    slider.default_css = folium_links(SLIDER_CSS)
-    slider.add_to(fmap)
+    times = run.trajectories["t"]
+    TimeSlider(
+        list(_track_features(run.trajectories, origin=times.min())),
+        times,
+        period=_iso_duration(_step_seconds(times)),
+        name="Tracks (time slider)",
+    ).add_to(fmap)
     _event_layer(run.events).add_to(fmap)
     entries = [
         ("line", role_color(role), f"track of the {role}")
@@ -130,7 +141,9 @@ def add_run_layers(fmap: folium.Map, run: Run) -> list[tuple[str, str, str]]:
     return entries
 
 
-def _track_features(trajectories: gpd.GeoDataFrame) -> Iterator[dict[str, Any]]:
+def _track_features(
+    trajectories: gpd.GeoDataFrame, *, origin: pd.Timestamp
+) -> Iterator[dict[str, Any]]:
     """One timestamped LineString per agent, styled by role; its last point marks the agent."""
     for agent_id, track in trajectories.sort_values("t").groupby("agent_id", sort=True):
         first = track.iloc[0]
@@ -154,10 +167,9 @@ def _track_features(trajectories: gpd.GeoDataFrame) -> Iterator[dict[str, Any]]:
                 "coordinates": [[p.x, p.y] for p in track.geometry],
             },
             "properties": {
-                "times": [t.strftime(_TIME_FORMAT) for t in track["t"]],
+                "times": slider_times(track["t"], origin=origin),
                 "style": {"color": color, "weight": 3, "opacity": 0.8, "className": "refuge-track"},
-                "icon": "circle",
-                "iconstyle": {
+                "head": {
                     "radius": 6,
                     "color": "#fff",
                     "weight": 1,

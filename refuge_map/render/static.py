@@ -12,7 +12,7 @@ from geo import RefugeNetwork, to_metric
 from geo.roads import graph_to_gdfs
 from refuge_map._atomic import atomic_file
 from refuge_map.render import _style as style
-from refuge_map.render.run_layers import Run
+from refuge_map.render.run_layers import RunFiles
 
 SCALE_KM = 20
 
@@ -21,7 +21,7 @@ def static_map(
     network: RefugeNetwork,
     path: str | os.PathLike[str],
     *,
-    run: Run | None = None,
+    run: RunFiles | None = None,
     dpi: int = 150,
 ) -> Path:
     """Draw the network (and a run's tracks and events) and write it as a PNG, atomically.
@@ -78,7 +78,7 @@ def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
         )
 
 
-def _draw_run(ax: Axes, run: Run, network: RefugeNetwork) -> None:
+def _draw_run(ax: Axes, run: RunFiles, network: RefugeNetwork) -> None:
     """Each agent's whole track, coloured by role, and the events as dots."""
     points = run.trajectories.to_crs(network.crs).sort_values("t")
     for _, track in points.groupby("agent_id"):

@@ -1,0 +1,142 @@
+"""The self-contained maps in a real browser (Debian's Chromium through Playwright), offline."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from test_render import PAYLOAD, simulate_tiny
+
+from geo import RefugeNetwork
+from refuge_map.render import network_map, save_map
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+LOCAL_SCHEMES = ("file:", "data:", "about:")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (make browser)"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@dataclass
+class Visit:
+    """A page opened with every non-local request refused, and what happened while it ran."""
+
+    page: object
+    blocked: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def visit(browser, path: Path) -> Visit:
+    """Open `path`, refusing (and recording) every request that is not a local file or data."""
+    page = browser.new_page(viewport={"width": 1100, "height": 850})
+    seen = Visit(page)
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(LOCAL_SCHEMES):
+            request_route.continue_()
+        else:
+            seen.blocked.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda msg: msg.type == "error" and seen.errors.append(msg.text))
+    page.on("pageerror", lambda error: seen.errors.append(str(error)))
+    page.on("dialog", lambda dialog: (seen.dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    page.wait_for_selector(".leaflet-marker-icon")
+    return seen
+
+
+def assert_offline_and_clean(seen: Visit) -> None:
+    assert seen.blocked == [], "the page tried the network"
+    assert seen.errors == [], "the page logged errors"
+    assert seen.dialogs == []
+
+
+def agent_positions(page) -> list[str]:
+    """The SVG path of every agent's marker: where the slider shows them."""
+    return page.eval_on_selector_all("path.refuge-agent", "ps => ps.map(p => p.getAttribute('d'))")
+
+
+def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
+    path = save_map(network_map(network), tmp_path / "network.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    assert page.locator(".refuge-city").count() == 6
+    assert page.locator("path.refuge-zone-squared").count() == 6
+    assert page.locator("path.refuge-zone-round").count() == 6
+    assert page.locator("path.refuge-road").count() == 57
+    assert page.locator("path.refuge-water").count() >= 5
+    assert "DARMC" in page.inner_text(".leaflet-control-attribution")
+    assert page.locator(".leaflet-control-scale").count() == 1
+    page.screenshot(path=tmp_path / "network.png")
+    page.locator(".refuge-city").nth(1).click()  # Shechem: its popup, then its zones up close
+    popup = page.inner_text(".leaflet-popup-content")
+    assert "Tell Balatah" in popup and "west of the Jordan" in popup
+    page.locator(".leaflet-popup-close-button").click()
+    page.evaluate(
+        "window[document.querySelector('.folium-map').id].setView([32.2136, 35.2819], 13,"
+        " {animate: false})"
+    )
+    zone = page.locator("path.refuge-zone-squared").nth(1).bounding_box()
+    assert zone is not None and zone["width"] > 100  # the 2 km square, at about 20 m a pixel
+    page.screenshot(path=tmp_path / "network-zoomed.png")
+    assert_offline_and_clean(seen)
+
+
+def test_run_map_slider_moves_the_agents(browser, network: RefugeNetwork, tmp_path):
+    run = simulate_tiny(tmp_path / "run")
+    path = save_map(network_map(network, run=run), tmp_path / "run.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    slider = page.locator(".timecontrol-dateslider .slider")
+    assert slider.count() == 1
+    before = agent_positions(page)
+    assert len(before) == 6
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(500)
+    after = agent_positions(page)
+    assert after and after != before
+    assert page.locator("path.refuge-event").count() == 9
+    page.screenshot(path=tmp_path / "run.png")
+    assert_offline_and_clean(seen)
+
+
+def test_hostile_names_show_as_text_and_run_nothing(browser, network: RefugeNetwork, tmp_path):
+    cities = network.cities.copy()
+    cities.loc["kedesh", "name"] = "Kedesh " + PAYLOAD
+    named = dataclasses.replace(network, cities=cities)
+    path = save_map(network_map(named), tmp_path / "names.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    assert PAYLOAD in page.inner_text(".refuge-city >> nth=0")
+    page.locator(".refuge-city").first.click()
+    assert PAYLOAD in page.inner_text(".leaflet-popup-content")
+    assert page.locator("img[src='x']").count() == 0
+    assert_offline_and_clean(seen)
