@@ -13,8 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from shapely.geometry import Point, box
 from shapely.ops import split
 
-from geo import RefugeNetwork, to_lonlat
-from geo._errors import ParameterError
+from geo import ParameterError, RefugeNetwork, to_lonlat
 
 #: Margin (metres) around the road network's extent that the study area takes in.
 DEFAULT_MARGIN_M = 10_000.0

@@ -14,8 +14,7 @@ from pyproj import Geod
 from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
 
-from geo import RefugeNetwork, to_lonlat, to_metric
-from geo._errors import ParameterError
+from geo import ParameterError, RefugeNetwork, to_lonlat, to_metric
 from geo.roads import WALK_SPEED_M_S
 from refuge_map.analysis._roads import road_distance_matrix
 from refuge_map.analysis.coverage_grid import LandGrid
@@ -322,7 +321,9 @@ def placements(
     - ``p-median`` and ``p-center``: `p_median` and `p_center` over `candidate_sites`, with
       the land's cells (`grid`) as demand, uniform by area.
 
-    Distances are `cost_matrix` distances: the same for every placement.
+    Distances are `cost_matrix` distances: the same for every placement. With 5 km cells
+    (about 1,200 cells and 50 candidates) everything takes about 5 s, nearly all of it the
+    p-median programme; 15 km cells take well under a second.
     """
     candidates = candidate_sites(network, road_nodes=road_nodes)
     cost = cost_matrix(network, grid, candidates)

@@ -12,8 +12,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from pyproj import Geod
 
-from geo import RefugeNetwork, load_network, to_lonlat, to_metric
-from geo._errors import ParameterError
+from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
 from refuge_map.analysis._roads import road_distance_matrix
 
 #: Deut 19:3 "divide the borders of your land into three"; Makkot 9b reads it as four equal
