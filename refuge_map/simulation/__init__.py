@@ -1,14 +1,13 @@
 """Simulation I: the manslayer's flight and the avenger's pursuit over the real network."""
 
 from refuge_map.simulation.engine import (
-    EVENT_KINDS,
-    ROLES,
     Flight,
     replication_seeds,
     run_flight,
     simulate,
     simulate_replications,
 )
+from refuge_map.simulation.events import EVENT_KINDS, ROLES
 from refuge_map.simulation.io import read_run, write_run
 from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS, Run, make_run
 from refuge_map.simulation.scenario import Scenario, load_scenario, scenario_schema

@@ -83,7 +83,7 @@ class Run:
 
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
-        tracks = self.trajectories
+        tracks = self.trajectories.sort_values(["agent_id", "step"], kind="stable")
         codes, agents = pd.factorize(tracks["agent_id"], sort=True)
         coords = shapely.get_coordinates(tracks.geometry.to_numpy())
         geometry = shapely.linestrings(coords, indices=codes)
@@ -101,13 +101,20 @@ class Run:
         return gpd.GeoDataFrame(frame, geometry=geometry, crs=WGS84)
 
 
-def agent_ids(
-    incident: NDArray[np.integer[Any]], role: NDArray[np.str_], width: int
-) -> NDArray[np.str_]:
-    """``i{incident:0{width}d}-{role}`` for each row."""
-    return np.char.add(
-        np.char.add("i", np.char.zfill(incident.astype(str), width)), np.char.add("-", role)
-    )
+#: Agents of an incident: (role, agent id suffix), by agent code.
+AGENTS = (
+    ("fugitive", "fugitive"),
+    ("avenger", "avenger"),
+    ("escort", "escort1"),
+    ("escort", "escort2"),
+)
+
+
+def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> NDArray[np.str_]:
+    """``i{incident:04d}-{suffix}`` for each row (wider numbers for 10,000 incidents or more)."""
+    width = max(4, len(str(n - 1)))
+    table = np.array([f"i{i:0{width}d}-{suffix}" for i in range(n) for _, suffix in AGENTS])
+    return table[incident * len(AGENTS) + code]
 
 
 def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
@@ -129,9 +136,8 @@ def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
 def make_run(scenario: Scenario, seed: int, flight: Flight) -> Run:
     """Assemble a `Run` from the end state of the flight (and of any later phase)."""
     run_id = f"{scenario.name}-{scenario.key}-s{seed}"
-    width = max(4, len(str(flight.world.n - 1)))
-    events = _events(flight, scenario, run_id, seed, width)
-    tracks = _trajectories(flight, scenario, run_id, seed, width)
+    events = _events(flight, scenario, run_id, seed)
+    tracks = _trajectories(flight, scenario, run_id, seed)
     summary = summarize(flight.outcomes, events)
     opinions = opinions_of(scenario, flight)
     summary = {
@@ -150,7 +156,7 @@ def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
     )
 
 
-def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int, width: int) -> pd.DataFrame:
+def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.DataFrame:
     raw = flight.events
     lon, lat = to_lonlat(raw["x"].to_numpy(float), raw["y"].to_numpy(float))
     incident = raw["incident"].to_numpy(np.int64)
@@ -159,7 +165,9 @@ def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int, width: i
             "run_id": run_id,
             "seed": seed,
             "incident": incident,
-            "agent_id": agent_ids(incident, raw["role"].to_numpy(str), width),
+            "agent_id": agent_ids(
+                incident, np.where(raw["role"] == "fugitive", 0, 1), flight.world.n
+            ),
             "role": raw["role"].astype(str),
             "kind": raw["kind"].astype(str),
             "t": _clock(scenario, raw["t_s"].to_numpy(float)),
@@ -176,37 +184,36 @@ def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int, width: i
     return events
 
 
-def _trajectories(
-    flight: Flight, scenario: Scenario, run_id: str, seed: int, width: int
-) -> gpd.GeoDataFrame:
+def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> gpd.GeoDataFrame:
     tracks = flight.tracks
-    role = np.array(["fugitive", "avenger"])[tracks["role"].astype(int)]
-    parts = [(tracks, role, np.ones(len(role), bool))]
+    codes = [np.asarray(tracks["role"], dtype=np.int64)]  # 0 fugitive, 1 avenger
     if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
-        fugitive = role == "fugitive"
-        parts += [(tracks, np.full(len(role), name), fugitive) for name in ("escort1", "escort2")]
-    columns = {k: np.concatenate([t[k][keep] for t, _, keep in parts]) for k in tracks}
-    agent_role = np.concatenate([r[keep] for _, r, keep in parts])
-    order = np.lexsort((columns["step"], agent_role, columns["incident"]))
-    columns = {k: v[order] for k, v in columns.items()}
-    agent_role = agent_role[order]
-    incident = columns["incident"].astype(np.int64)
-    city = columns["city"].astype(int)
-    lon, lat = to_lonlat(columns["x"], columns["y"])
-    elapsed = columns["step"] * flight.dt_s
+        codes += [np.where(codes[0] == 0, escort, -1) for escort in (2, 3)]
+    code = np.concatenate(codes)
+    keep = np.flatnonzero(code >= 0)
+    rows = np.tile(np.arange(len(codes[0])), len(codes))[keep]
+    code = code[keep]
+    by_name = np.argsort([suffix for _, suffix in AGENTS]).argsort()  # rows in agent_id order
+    order = np.lexsort((tracks["step"][rows], by_name[code], tracks["incident"][rows]))
+    rows, code = rows[order], code[order]
+    incident = tracks["incident"][rows].astype(np.int64)
+    step = tracks["step"][rows].astype(np.int64)
+    city = tracks["city"][rows].astype(np.int64)
+    lon, lat = to_lonlat(tracks["x"][rows], tracks["y"][rows])
+    elapsed = step * flight.dt_s
     frame = pd.DataFrame(
         {
             "run_id": run_id,
             "seed": seed,
-            "agent_id": agent_ids(incident, agent_role, width),
+            "agent_id": agent_ids(incident, code, flight.world.n),
             "incident": incident,
-            "role": np.char.rstrip(agent_role.astype(str), "12"),
+            "role": np.array([role for role, _ in AGENTS])[code],
             "t": _clock(scenario, elapsed),
-            "step": columns["step"].astype(np.int64),
+            "step": step,
             "elapsed_s": elapsed.astype(float),
             "in_asylum": city >= 0,
             "city": np.array([*CITY_IDS, ""])[city],
-            "captured": columns["captured"].astype(bool),
+            "captured": tracks["captured"][rows].astype(bool),
         },
         columns=list(TRACK_COLUMNS),
     )

@@ -19,7 +19,9 @@ from pydantic import (
     AfterValidator,
     BaseModel,
     ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     ValidationInfo,
     create_model,
     field_validator,
@@ -288,8 +290,18 @@ class Escorts(_Strict):
 
 def _known_site(site: str) -> str:
     if not any(site in sites for sites in candidate_sites().values()):
-        raise ValueError(f"unknown candidate site; known: {candidate_sites()}")
+        known = sorted(site for sites in candidate_sites().values() for site in sites)
+        raise ValueError(f"unknown candidate site; known: {', '.join(known)}")
     return site
+
+
+def _preset_or(preset: Any, other: Any, other_tag: str) -> Any:
+    """A field that takes a preset name (a string) or another form, told apart by type, so
+    that an error names the form the file used: ``network.cubit.metres``."""
+    return Annotated[
+        Annotated[preset, Tag("preset")] | Annotated[other, Tag(other_tag)],
+        Discriminator(lambda value: "preset" if isinstance(value, str) else other_tag),
+    ]
 
 
 class DesignationStep(_Strict):
@@ -303,22 +315,24 @@ class DesignationStep(_Strict):
 class NetworkOptions(_Strict):
     """The opinions the geography is built on (passed to `geo.load_network`)."""
 
-    candidates: Literal["best"] | dict[CityId, Annotated[str, AfterValidator(_known_site)]] = Field(
-        "best", description="`best`, or a mapping city id -> candidate site id."
-    )
-    cubit: Literal["naeh", "chazon_ish", "kanievsky", "salant"] | float = Field(
-        "naeh", description="The cubit: a preset name or metres (0.3-0.8)."
-    )
+    candidates: _preset_or(  # type: ignore[valid-type]
+        Literal["best"], dict[CityId, Annotated[str, AfterValidator(_known_site)]], "sites"
+    ) = Field("best", description="`best`, or a mapping city id -> candidate site id.")
+    cubit: _preset_or(  # type: ignore[valid-type]
+        Literal["naeh", "chazon_ish", "kanievsky", "salant"], float, "metres"
+    ) = Field("naeh", description="The cubit: a preset name or metres (0.3-0.8).")
     techum: Literal["squared", "round"] = Field(
         "squared", description="Shape of the Sabbath boundary (Mishnah Eruvin 5:1)."
     )
-    techum_cubits: Literal["migrash", "sabbath", "levite_belt"] | float = Field(
-        "sabbath", description="Breadth of the protecting boundary: a preset or cubits."
-    )
+    techum_cubits: _preset_or(  # type: ignore[valid-type]
+        Literal["migrash", "sabbath", "levite_belt"], float, "cubits"
+    ) = Field("sabbath", description="Breadth of the protecting boundary: a preset or cubits.")
     bough_opinion: Literal["mishnah", "rava", "rav_ashi", "rambam"] = Field(
         "mishnah", description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b)."
     )
-    designation: Literal["all_six", "moses_then_joshua"] | tuple[DesignationStep, ...] = Field(
+    designation: _preset_or(  # type: ignore[valid-type]
+        Literal["all_six", "moses_then_joshua"], tuple[DesignationStep, ...], "steps"
+    ) = Field(
         "all_six",
         description="`all_six` (from the start), `moses_then_joshua` (east at year 0, west at "
         "year 14), or a list of steps in year order.",

@@ -1,0 +1,96 @@
+"""Commands of the simulation: `refuge run` and `refuge scenario schema|check`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
+from geo import GeoError
+from refuge_map.cli._app import app
+from refuge_map.errors import RefugeError
+from refuge_map.simulation import load_scenario, scenario_schema, simulate, write_run
+from refuge_map.simulation.engine import Progress as ProgressCallback
+from refuge_map.simulation.report import summary_table
+from refuge_map.simulation.scenario import Scenario
+
+console = Console()
+scenario_app = typer.Typer(help="Scenario files: print their JSON Schema, check one.")
+app.add_typer(scenario_app, name="scenario")
+
+#: Show a progress bar only for runs of at least this many agent-steps, on a terminal.
+LONG_RUN_AGENT_STEPS = 2_000_000
+
+
+def _agent_steps(scenario: Scenario) -> int:
+    incidents = scenario.generate.n if scenario.generate else len(scenario.incidents)
+    return 2 * incidents * int(scenario.horizon_h * 3600.0 / scenario.dt_s)
+
+
+@contextmanager
+def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
+    """A rich progress bar on stderr for long runs on a terminal; None otherwise."""
+    if not sys.stderr.isatty() or _agent_steps(scenario) < LONG_RUN_AGENT_STEPS:
+        yield None
+        return
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        TaskProgressColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task(f"{scenario.name}: steps", total=None)
+        yield lambda step, n_steps: bar.update(task, completed=step, total=n_steps)
+
+
+@app.command("run")
+def run_command(
+    scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the run's files.")],
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Root seed (default: the scenario's).")
+    ] = None,
+) -> None:
+    """Simulate flight and pursuit; write events, trajectories, lines and summary; print it."""
+    scenario = load_scenario(scenario_file)
+    if seed is not None and seed < 0:
+        raise RefugeError("must be a non-negative integer", source="--seed", value=seed)
+    try:
+        with _progress_bar(scenario) as progress:
+            run = simulate(scenario, seed, progress=progress)
+    except GeoError as err:
+        raise RefugeError(str(err), source=str(scenario_file)) from None
+    written = write_run(run, out)
+    console.print(summary_table(run.summary))
+    console.print(f"wrote {len(written)} files to {out}")
+
+
+@scenario_app.command("schema")
+def schema_command() -> None:
+    """Print the JSON Schema of scenario files (every field with its unit)."""
+    print(json.dumps(scenario_schema(), indent=2))
+
+
+@scenario_app.command("check")
+def check_command(
+    scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
+) -> None:
+    """Validate a scenario file without running it."""
+    scenario = load_scenario(scenario_file)
+    incidents = (
+        f"{scenario.generate.n} generated" if scenario.generate else str(len(scenario.incidents))
+    )
+    console.print(
+        f"ok: {scenario_file}: scenario {scenario.name!r}, {incidents} incidents, "
+        f"dt {scenario.dt_s:g} s, horizon {scenario.horizon_h:g} h, "
+        f"{scenario.replications} replication(s)"
+    )
