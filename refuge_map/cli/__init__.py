@@ -10,6 +10,7 @@ import typer
 
 from geo import GeoError
 from refuge_map.cli import demo_command, geo_commands, law_commands, map_commands  # noqa: F401 - register their commands
+from refuge_map.cli import sim_commands  # noqa: F401 - register its commands
 from refuge_map.cli import sweep_commands  # noqa: F401 - register its commands
 from refuge_map.cli._app import app
 
