@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_render import PAYLOAD, simulate_tiny
@@ -35,14 +36,14 @@ sync_api = pytest.importorskip("playwright.sync_api")
 class Visit:
     """A page opened with every non-local request refused, and what happened while it ran."""
 
-    page: object
+    page: Any
     blocked: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
+def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

@@ -30,7 +30,9 @@ ROLE_COLORS = {"fugitive": "#1f77b4", "avenger": "#d62728", "escort": "#2ca02c"}
 EVENT_COLORS = {
     "flight_start": "#1f77b4",
     "avenger_sets_out": "#8c564b",
+    "climbs_tree": TREE,
     "arrival": "#2ca02c",
+    "reached_unprotected": "#e377c2",
     "capture": "#d62728",
     "deterred": "#ff7f0e",
     "trial": "#9467bd",

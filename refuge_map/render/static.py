@@ -7,6 +7,8 @@ from pathlib import Path
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
 from geo import RefugeNetwork, to_metric
 from geo.roads import graph_to_gdfs
@@ -41,6 +43,7 @@ def static_map(
     if run is not None:
         _draw_run(ax, run, network)
     _frame(ax, network, title=f"Run {run.run_id}" if run is not None else None)
+    ax.legend(handles=_legend_handles(network, run), loc="lower right", fontsize=6.5)
     fig.text(0.01, 0.005, style.ATTRIBUTION, fontsize=5.5, wrap=True, color="#333")
     target = Path(path)
     with atomic_file(target) as tmp:
@@ -89,6 +92,28 @@ def _draw_run(ax: Axes, run: RunFiles, network: RefugeNetwork) -> None:
         x, y = to_metric(events["lon"].to_numpy(), events["lat"].to_numpy())
         colors = [style.event_color(str(kind)) for kind in events["kind"]]
         ax.scatter(x, y, s=18, c=colors, edgecolors="black", linewidths=0.4, zorder=6)
+
+
+def _legend_handles(network: RefugeNetwork, run: RunFiles | None) -> list[Line2D | Patch]:
+    """What the picture shows: cities by side, zones, roads, water; tracks and events."""
+    zone = style.ZONE_STYLES[str(network.options["techum"])]
+    handles: list[Line2D | Patch] = [
+        _dot(style.SIDE_COLORS["west"], "city of refuge, west of the Jordan"),
+        _dot(style.SIDE_COLORS["east"], "city of refuge, beyond the Jordan"),
+        Patch(facecolor=zone["fillColor"], edgecolor=zone["color"], label="Sabbath boundary"),
+        Line2D([], [], color=style.ROAD, label="road (schematic)"),
+        Line2D([], [], color=style.WATER, label="Jordan, lakes, coast"),
+    ]
+    if run is not None:
+        roles = sorted(run.trajectories["role"].unique())
+        handles += [Line2D([], [], color=style.role_color(r), label=f"track: {r}") for r in roles]
+        kinds = sorted(run.events["kind"].unique())
+        handles += [_dot(style.event_color(k), str(k).replace("_", " ")) for k in kinds]
+    return handles
+
+
+def _dot(color: str, label: str) -> Line2D:
+    return Line2D([], [], marker="o", ls="", color=color, mec="white", label=label)
 
 
 def _frame(ax: Axes, network: RefugeNetwork, *, title: str | None) -> None:
