@@ -58,8 +58,8 @@ MOMENT_JS = Asset("moment", "2.18.1", "min/moment.min.js")
 #: awesome-markers, font-awesome and bootstrap are left out.
 MAP_JS: tuple[tuple[str, Asset], ...] = (("leaflet", LEAFLET_JS), ("jquery", JQUERY_JS))
 MAP_CSS: tuple[tuple[str, Asset], ...] = (("leaflet_css", LEAFLET_CSS),)
-#: What the time slider needs (folium's TimestampedGeoJson; its jQuery UI and highlight.js
-#: are unused and dropped).
+#: What the time slider needs: leaflet-timedimension, its ISO 8601 periods, and moment for the
+#: date it shows.
 SLIDER_JS: tuple[tuple[str, Asset], ...] = (
     ("iso8601", ISO8601_JS),
     ("leaflet.timedimension", TIMEDIMENSION_JS),
@@ -74,9 +74,11 @@ CSS_URL_SOURCES: dict[str, Asset] = {
     "//netdna.bootstrapcdn.com/bootstrap/3.0.0/fonts/": Asset("bootstrap", "3.4.1", "fonts/"),
 }
 
-PINNED: tuple[Asset, ...] = tuple(
+#: The files a page links to, and with the fonts their CSS loads, every pinned package.
+LINKED: tuple[Asset, ...] = tuple(
     asset for _, asset in (*MAP_JS, *MAP_CSS, *SLIDER_JS, *SLIDER_CSS)
-) + tuple(CSS_URL_SOURCES.values())
+)
+PINNED: tuple[Asset, ...] = LINKED + tuple(CSS_URL_SOURCES.values())
 
 _SCRIPT = re.compile(r'<script src="([^"]*)"></script>')
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)"\s*/?>')
@@ -96,7 +98,7 @@ def pinned_versions() -> dict[str, str]:
 
 def pinned_urls() -> frozenset[str]:
     """Every URL a normal (not self-contained) page may load."""
-    return frozenset(asset.url for asset in PINNED)
+    return frozenset(asset.url for asset in LINKED)
 
 
 def inline_assets(html: str, node_modules: Path | None = None) -> str:
@@ -119,7 +121,7 @@ def inline_assets(html: str, node_modules: Path | None = None) -> str:
         message names it and the command that installs it). Nothing is ever downloaded.
     """
     folder = node_modules if node_modules is not None else ASSETS_DIR / "node_modules"
-    by_url = {asset.url: asset for asset in PINNED}
+    by_url = {asset.url: asset for asset in LINKED}
 
     def pinned(url: str) -> Asset:
         if url not in by_url:

@@ -72,12 +72,14 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     ------
     RefugeError
         If the folder or a table is missing, unreadable, or lacks columns (all missing
-        columns named at once).
+        columns named at once), or the run has no trajectory rows.
     """
     path = Path(folder)
     if not path.is_dir():
         raise RefugeError("run folder not found", source=str(path))
     trajectories = _read_table(path / "trajectories.parquet", TRAJECTORY_COLUMNS, geo=True)
+    if trajectories.empty:
+        raise RefugeError("the run has no trajectory rows", source=str(path))
     events = _read_table(path / "events.parquet", EVENT_COLUMNS, geo=False)
     return RunFiles(
         trajectories.to_crs(WGS84),
