@@ -17,7 +17,7 @@ from refuge_map.sweep.backends import Backend
 from refuge_map.sweep.manifest import Manifest, header_record
 from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
 from refuge_map.sweep.spec import SweepSpec
-from refuge_map.sweep.worker import BatchTask, prepare_worker, run_batch
+from refuge_map.sweep.worker import PARTS, BatchTask, prepare_worker, run_batch
 
 RUNS_TABLE = "runs.parquet"
 SPEC_COPY = "sweep.json"
@@ -83,6 +83,7 @@ def run_sweep(
     if manifest.header["batch_runs"] != plan.batch_runs:  # a resumed sweep keeps its batching
         plan = plan_sweep(spec, batch_runs=manifest.header["batch_runs"])
     _write_spec(spec, folder)
+    _remove_torn_parts(folder)
     tasks = pending_tasks(plan, manifest, folder)
     total, before = len(plan.runs), len(manifest.runs)
     if progress:
@@ -114,6 +115,12 @@ def _header(plan: Plan) -> dict[str, Any]:
 def _write_spec(spec: SweepSpec, folder: Path) -> None:
     with atomic_file(folder / SPEC_COPY) as tmp:
         tmp.write_text(json.dumps(spec.model_dump(mode="json"), indent=2), encoding="utf-8")
+
+
+def _remove_torn_parts(folder: Path) -> None:
+    """Remove temporary part files a killed worker left half-written (never recorded)."""
+    for torn in (folder / PARTS).glob(".*.part.parquet"):
+        torn.unlink(missing_ok=True)
 
 
 def pending_tasks(plan: Plan, manifest: Manifest, folder: Path) -> list[BatchTask]:
