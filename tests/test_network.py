@@ -6,6 +6,7 @@ import pickle
 import shutil
 from pathlib import Path
 
+import geopandas as gpd
 import numpy as np
 import pytest
 import shapely
@@ -18,6 +19,7 @@ from geo import (
     default_data_dir,
     load_network,
     to_lonlat,
+    to_metric,
 )
 
 
@@ -142,3 +144,13 @@ def test_missing_file_is_refused(data_copy):
     (data_copy / "roads.geojson").unlink()
     with pytest.raises(DataFileError, match=r"roads\.geojson"):
         load_network(data_copy)
+
+
+def test_from_dan_to_beersheba_is_west_of_the_jordan_and_the_sea_is_no_side(network):
+    from geo.hydrography import side_of_jordan
+
+    limits = network.places.set_index("id").geometry.loc[["dan", "beersheba"]]
+    assert list(side_of_jordan(limits, network.land)) == ["west", "west"]
+    x, y = to_metric(34.3, 32.5)  # off the coast at Caesarea
+    at_sea = gpd.GeoSeries(gpd.points_from_xy([x], [y]), crs=network.crs)
+    assert list(side_of_jordan(at_sea, network.land)) == [""]
