@@ -6,8 +6,8 @@ import geopandas as gpd
 import numpy as np
 import pytest
 
-from geo import MOSES_THEN_JOSHUA, RefugeNetwork, load_network
-from refuge_map.analysis import land_grid
+from geo import MOSES_THEN_JOSHUA, RefugeNetwork, load_network, to_metric
+from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.coverage import (
     CoverageField,
     coverage_field,
@@ -17,6 +17,7 @@ from refuge_map.coverage import (
     write_coverage,
 )
 from refuge_map.errors import RefugeError
+from refuge_map.simulation import Scenario, simulate
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive
 
 
@@ -131,3 +132,29 @@ def test_files_and_map_layer(coarse: CoverageField, tmp_path: object) -> None:
 def test_unsupported_suffix_is_refused(coarse: CoverageField, tmp_path: object) -> None:
     with pytest.raises(RefugeError, match="unsupported output format"):
         write_coverage(coarse, tmp_path / "coverage.tif")  # type: ignore[operator]
+
+
+@pytest.mark.slow
+def test_the_field_agrees_with_the_simulation(network: RefugeNetwork) -> None:
+    # Incidents placed at three points (Jerusalem, the coastal plain, Gilead): the engine's
+    # capture rate matches 1 - p_asylum within Monte Carlo error (plus 0.02 for the engine's
+    # one-step time resolution and its capture radius, which the field neglects).
+    points = [(35.2137, 31.7683), (34.80, 31.25), (35.50, 32.60)]
+    n = 200
+    scenario = Scenario.model_validate(
+        {
+            "name": "agree",
+            "horizon_h": 48,
+            "seed": 3,
+            "incidents": [{"place": list(p)} for p in points for _ in range(n)],
+        }
+    )
+    captured = simulate(scenario).events.query("kind == 'capture'")["incident"].to_numpy()
+    rate = np.isin(np.arange(len(points) * n), captured).reshape(len(points), n).mean(axis=1)
+    x, y = to_metric(*np.array(points).T)
+    grid = LandGrid(x, y, np.full(len(points), "west"), 500.0, network.crs)
+    field = coverage_field(network, grid=grid, draws=4096, seed=1)
+    expected = 1.0 - field.p_asylum
+    assert expected.min() > 0.1 and expected.max() < 0.6  # informative points
+    tolerance = 4.0 * np.sqrt(expected * (1 - expected) / n) + 0.02
+    assert np.all(np.abs(rate - expected) < tolerance), (rate, expected)
