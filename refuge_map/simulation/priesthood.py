@@ -1,0 +1,213 @@
+"""The high priesthood over the years: Gompertz lifetimes, succession, vacancies, who releases.
+
+The manslayer dwells in his city "until the death of the high priest" (Numbers 35:25, 28). The
+succession is one chain of priests on the scenario's clock (years from its start); the chain is
+drawn once per run with a Python loop over priests (a few dozen over a century), and every
+question the exiles ask of it is answered for all of them at once with numpy.
+
+Mortality is Gompertz: the hazard at age ``x`` is ``alpha * exp(beta * (x - base_age))``. The
+defaults (`DEFAULT_MORTALITY`) take ``beta = 0.04`` per year, a slope in the range of pre-modern
+life tables, and ``alpha`` at age 15 from the Strehler-Mildvan regression of Sasaki and Kondo
+(2016, Am J Phys Anthropol 159:523-533, fig. 1, over 134 life tables): ``ln alpha = -2.624 *
+(beta - 0.0718) / 0.0393 - 7.119``, which gives ``alpha = 0.0068`` per year and a mean life of
+about 40 further years at 15 (coefficients as quoted by the baytaAAR package documentation; the
+paper itself was not read). A modelling choice, not a historical claim: nothing in the sources
+gives the high priests' ages.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy.special import exp1
+
+Floats = NDArray[np.float64]
+
+#: Sasaki and Kondo (2016): the Strehler-Mildvan line between the Gompertz parameters at age 15.
+_SM_SLOPE, _SM_SPREAD, _SM_LEVEL, _SM_MEAN_BETA = -2.624, 0.0393, -7.119, 0.0718
+
+#: Days in a Julian year: the year length of the exile's clock (365.25 days of 86,400 s).
+DAYS_PER_YEAR = 365.25
+YEAR_S = DAYS_PER_YEAR * 86_400.0
+
+
+#: Which priests release the manslayer by their death (Mishnah Makkot 2:6), by opinion.
+WAR_PRIEST_OPINIONS: dict[str, str] = {
+    "first_tanna": "the high priest anointed with oil, the one installed by the many garments, "
+    "and one who stood down release him; not the priest anointed for war (Mishnah Makkot 2:6; "
+    "so Rambam, Rotzeach 7:9)",
+    "judah": "R. Judah: the priest anointed for war releases him too (Mishnah Makkot 2:6)",
+}
+
+
+def strehler_mildvan_alpha(beta: float) -> float:
+    """The Gompertz level at age 15 that Sasaki and Kondo's (2016) regression pairs with `beta`."""
+    return math.exp(_SM_SLOPE * (beta - _SM_MEAN_BETA) / _SM_SPREAD + _SM_LEVEL)
+
+
+@dataclass(frozen=True)
+class Gompertz:
+    """A Gompertz mortality law: hazard ``alpha * exp(beta * (age - base_age))`` per year.
+
+    Parameters
+    ----------
+    alpha
+        Hazard per year at `base_age`.
+    beta
+        Growth of the log hazard per year of age.
+    base_age
+        The age at which the hazard is `alpha`, years.
+    """
+
+    alpha: float
+    beta: float
+    base_age: float = 15.0
+
+    def hazard(self, age: Floats) -> Floats:
+        """Deaths per person-year at `age`."""
+        return self.alpha * np.exp(self.beta * (np.asarray(age, dtype=float) - self.base_age))
+
+    def survival(self, years: Floats, age: Floats) -> Floats:
+        """Chance that one aged `age` is alive `years` later."""
+        h0 = self.hazard(age)
+        return np.exp(-h0 / self.beta * np.expm1(self.beta * np.asarray(years, dtype=float)))
+
+    def remaining_years(self, rng: np.random.Generator, age: Floats) -> Floats:
+        """Draw the further years of life of people aged `age` (inverse of `survival`)."""
+        h0 = self.hazard(age)
+        return np.log1p(self.beta / h0 * rng.standard_exponential(np.shape(h0))) / self.beta
+
+    def mean_remaining_years(self, age: Floats) -> Floats:
+        """Expected further years of life at `age`: ``exp(c) E1(c) / beta``, ``c = h(age)/beta``."""
+        c = self.hazard(age) / self.beta
+        return np.exp(c) * exp1(c) / self.beta
+
+
+DEFAULT_MORTALITY = Gompertz(alpha=round(strehler_mildvan_alpha(0.04), 4), beta=0.04)
+
+
+@dataclass(frozen=True)
+class Succession:
+    """The priests of a run, one row per term of office, in years on the scenario clock.
+
+    Attributes
+    ----------
+    priests
+        ``office`` (``high_priest`` or ``war_priest``), ``appointed_y``, ``term_end_y`` (death, or
+        standing down), ``died_y``, ``stood_down``, ``age_at_appointment``. The first of each
+        office is in office at the clock's zero, appointed then for the purpose of the run.
+    """
+
+    priests: pd.DataFrame
+
+    def _office(self, office: str) -> pd.DataFrame:
+        return self.priests[self.priests["office"] == office]
+
+    def in_office(self, office: str, t_y: Floats) -> NDArray[np.intp]:
+        """Row index (into `priests`) of the priest of `office` in office at each time; -1 in a
+        vacancy (between a death and the next appointment)."""
+        rows = self._office(office)
+        k = np.searchsorted(rows["appointed_y"].to_numpy(), t_y, side="right") - 1
+        serving = (k >= 0) & (t_y < rows["term_end_y"].to_numpy()[np.maximum(k, 0)])
+        return np.where(serving, rows.index.to_numpy()[np.maximum(k, 0)], -1)
+
+    def release(self, t_y: Floats, *, war_priest: str) -> tuple[Floats, NDArray[np.intp]]:
+        """When a verdict at `t_y` ends: the first death among the priests who count then.
+
+        Mishnah Makkot 2:6: the high priest in office, one who stood down and still lives, and
+        under R. Judah the priest anointed for war; the death of any of them releases him.
+
+        Returns
+        -------
+        release_y, priest
+            Year of the releasing death and the row of the priest who died; ``inf`` and -1 when
+            no high priest is in office at `t_y` (Mishnah Makkot 2:7: exile for life).
+        """
+        pr = self.priests
+        t = np.asarray(t_y, dtype=float)[None, :]
+        appointed, end = pr["appointed_y"].to_numpy()[:, None], pr["term_end_y"].to_numpy()[:, None]
+        died = pr["died_y"].to_numpy()[:, None]
+        is_hp = (pr["office"] == "high_priest").to_numpy()[:, None]
+        serving = (appointed <= t) & (t < end)
+        former = is_hp & pr["stood_down"].to_numpy()[:, None] & (end <= t) & (t < died)
+        counts = (serving & (is_hp | (war_priest == "judah"))) | former
+        deaths = np.where(counts, died, np.inf)
+        first = np.argmin(deaths, axis=0)
+        vacancy = self.in_office("high_priest", np.asarray(t_y, dtype=float)) < 0
+        release_y = np.where(vacancy, np.inf, deaths[first, np.arange(t.shape[1])])
+        return release_y, np.where(vacancy, -1, first)
+
+
+@dataclass(frozen=True)
+class OfficeChain:
+    """How one office passes from priest to priest (ages in years, rates per year).
+
+    Parameters
+    ----------
+    mortality
+        The Gompertz law of every priest.
+    first_age
+        ``(low, high)``: uniform age of the priest in office at the clock's zero.
+    appointment_age
+        ``(low, high)``: uniform age of each successor at his appointment.
+    vacancy_days
+        ``(low, high)``: uniform days from a death to the next appointment.
+    step_down_per_year
+        Yearly chance that a priest stands down; his successor is appointed at once.
+    first_term_years
+        If given, the first priest's term ends (by death) at this year instead of a drawn one.
+    """
+
+    mortality: Gompertz
+    first_age: tuple[float, float]
+    appointment_age: tuple[float, float]
+    vacancy_days: tuple[float, float]
+    step_down_per_year: float = 0.0
+    first_term_years: float | None = None
+
+    def draw(self, office: str, rng: np.random.Generator, horizon_y: float) -> pd.DataFrame:
+        """The terms of office from the clock's zero until past `horizon_y`."""
+        rows, t, age = [], 0.0, rng.uniform(*self.first_age)
+        rate = -math.log1p(-self.step_down_per_year) if self.step_down_per_year < 1 else math.inf
+        while t <= horizon_y:  # one pass per priest
+            life = float(self.mortality.remaining_years(rng, np.array([age]))[0])
+            if not rows and self.first_term_years is not None:
+                life = self.first_term_years
+            down = rng.exponential(1.0 / rate) if 0 < rate < math.inf else math.inf
+            stood_down = down < life
+            end = t + min(life, down)
+            rows.append((office, t, end, t + life, stood_down, age))
+            gap = 0.0 if stood_down else rng.uniform(*self.vacancy_days) / DAYS_PER_YEAR
+            t, age = end + gap, rng.uniform(*self.appointment_age)
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "office",
+                "appointed_y",
+                "term_end_y",
+                "died_y",
+                "stood_down",
+                "age_at_appointment",
+            ],
+        )
+
+
+def draw_succession(
+    high_priest: OfficeChain,
+    war_priest: OfficeChain | None,
+    rngs: tuple[np.random.Generator, np.random.Generator],
+    horizon_y: float,
+) -> Succession:
+    """The high priests (and, if asked, the priests anointed for war) until `horizon_y`.
+
+    Each office draws from its own stream, so adding the war priest leaves the high priests as
+    they were (the runs of two opinions differ only where the opinions differ).
+    """
+    frames = [high_priest.draw("high_priest", rngs[0], horizon_y)]
+    if war_priest is not None:
+        frames.append(war_priest.draw("war_priest", rngs[1], horizon_y))
+    return Succession(pd.concat(frames, ignore_index=True))

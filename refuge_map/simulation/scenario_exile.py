@@ -1,0 +1,288 @@
+"""Scenario files, part II: the `exile:` section (trial, the city, the high priest, release)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+import pandas as pd
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from refuge_map.errors import RefugeError
+from refuge_map.law import Case, Opinions, judge
+from refuge_map.law.casefiles import cases_dir, load_case_file
+from refuge_map.simulation.priesthood import (
+    DEFAULT_MORTALITY,
+    YEAR_S,
+    Gompertz,
+    OfficeChain,
+)
+
+#: Mishnah Makkot 2:7, leaving the boundary: what the avenger and everyone else may do there.
+BOUNDARY_OPINIONS: dict[str, str] = {
+    "yose_hagelili": "R. Yose the Galilean: for the avenger it is a duty to kill him, for anyone "
+    "else an option",
+    "akiva": "R. Akiva: for the avenger it is an option, and anyone else who kills him is not "
+    "liable",
+}
+#: Mishnah Makkot 2:8: whether he returns to the office he formerly held.
+OFFICE_OPINIONS: dict[str, str] = {
+    "meir": "R. Meir: he returns to the office he formerly held",
+    "judah": "R. Judah: he does not return to the office he formerly held (so Rambam, "
+    "Rotzeach 7:14)",
+}
+#: Mishnah Makkot 2:8: whether the manslayers paid rent to the Levites.
+RENT_OPINIONS: dict[str, str] = {
+    "judah": "R. Judah: they used to pay rent to the Levites",
+    "meir": "R. Meir: they did not pay them rent (so Rambam, Rotzeach 8:10, for the six cities)",
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+def span(unit: str, low: float, high: float) -> object:
+    """A ``[low, high]`` field in `unit`: a value drawn uniformly between them (equal: fixed)."""
+
+    def ordered(value: tuple[float, float]) -> tuple[float, float]:
+        if not low <= value[0] <= value[1] <= high:
+            raise ValueError(
+                f"need {low} <= low <= high <= {high} ({unit}); got [{value[0]}, {value[1]}]"
+            )
+        return value
+
+    return Annotated[
+        tuple[float, float],
+        AfterValidator(ordered),
+        Field(description=f"[low, high] in {unit}, drawn uniformly ({low}-{high})."),
+    ]
+
+
+Days = span("days", 0.0, 3650.0)
+Ages = span("years of age", 0.0, 100.0)
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+#: A yearly chance of a repeatable act; below 1, so that its rate ``-ln(1 - p)`` is finite.
+YearlyChance = Annotated[float, Field(ge=0.0, le=0.99)]
+
+
+# --------------------------------------------------------------------------- cases
+
+
+@lru_cache(maxsize=256)
+def _shipped_case(name: str) -> Case:
+    path = cases_dir() / (name if name.endswith(".yaml") else f"{name}.yaml")
+    if not path.is_file():
+        known = ", ".join(p.stem for p in sorted(cases_dir().glob("*.yaml")))
+        raise ValueError(f"no shipped case {name!r}; known: {known}")
+    try:
+        return load_case_file(path)[0]
+    except RefugeError as err:
+        raise ValueError(f"case file {Path(path).name} is invalid: {err}") from None
+
+
+class CaseChoice(_Strict):
+    """The facts of a killing: a shipped case file (``data/cases``) or inline facts, weighted."""
+
+    file: str | None = Field(
+        None, description="A shipped case, by file name or stem: `002_lowering_cask`."
+    )
+    facts: Case | None = Field(None, description="Inline case facts (`refuge judge --schema`).")
+    weight: float = Field(1.0, gt=0.0, description="Relative weight when cases are drawn.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CaseChoice:
+        if (self.file is None) == (self.facts is None):
+            raise ValueError("give either `file` or `facts`")
+        if self.file is not None:
+            _shipped_case(self.file)
+        return self
+
+    @property
+    def case(self) -> Case:
+        """The facts."""
+        return self.facts if self.facts is not None else _shipped_case(str(self.file))
+
+    @property
+    def label(self) -> str:
+        """The case's name in results: the file stem, or ``inline:<act>``."""
+        return Path(self.file).stem if self.file else f"inline:{self.case.act}"
+
+
+# --------------------------------------------------------------------------- phases
+
+
+class Trial(_Strict):
+    """The leg to the court of his town and back (Numbers 35:24-25; Mishnah Makkot 2:6)."""
+
+    days_until_trial: Days = Field(  # type: ignore[valid-type]
+        (7.0, 60.0),
+        description="Days from his arrival until the court's men fetch him (at least 0.1).",
+    )
+    return_delay_days: Days = Field(  # type: ignore[valid-type]
+        (0.0, 0.0),
+        description="Days from the verdict until the assembly sets out to restore him to his "
+        "city (Numbers 35:25), on top of the walk.",
+    )
+    strike_per_100km: float = Field(
+        0.5,
+        ge=0.0,
+        le=100.0,
+        description="Avenger's attacks per 100 km he walks outside the refuge on the trial leg.",
+    )
+    persuade_p: Probability = Field(
+        0.5, description="Chance the escorts turn an attacking avenger back (Mishnah Makkot 2:5)."
+    )
+
+    @model_validator(mode="after")
+    def _fetched_later(self) -> Trial:
+        if self.days_until_trial[0] < 0.1:
+            raise ValueError(
+                "days_until_trial: the court needs at least 0.1 day; "
+                f"got {self.days_until_trial[0]}"
+            )
+        return self
+
+
+class Boundary(_Strict):
+    """Leaving the city's Sabbath boundary (Numbers 35:26-27; Mishnah Makkot 2:7)."""
+
+    leave_per_year: YearlyChance = Field(
+        0.0, description="Yearly chance that he goes out beyond the boundary (the law forbids it)."
+    )
+    opinion: Literal["yose_hagelili", "akiva"] = Field(
+        "akiva",
+        description="Mishnah Makkot 2:7: yose_hagelili (a duty for the avenger) or akiva (an "
+        "option; the halakha follows R. Akiva against a colleague, and Rambam, Rotzeach 5:10 "
+        "rules so).",
+    )
+    avenger_finds_p: Probability = Field(
+        0.5, description="Chance the avenger finds him each time he is out."
+    )
+    option_taken_p: Probability = Field(
+        0.5, description="Under R. Akiva: chance the avenger who finds him takes his option."
+    )
+    tree_share: Probability = Field(
+        0.0,
+        description="Share of his goings-out that are into a tree at the edge; the bough rule "
+        "(network.bough_opinion) decides whether he is still inside.",
+    )
+
+
+class Priesthood(_Strict):
+    """The succession of high priests (and priests anointed for war) over the years."""
+
+    alpha_per_year: float = Field(
+        DEFAULT_MORTALITY.alpha,
+        gt=0.0,
+        le=1.0,
+        description="Gompertz hazard per year at base_age_years (default: Sasaki & Kondo 2016).",
+    )
+    beta_per_year: float = Field(
+        DEFAULT_MORTALITY.beta, gt=0.0, le=0.5, description="Gompertz growth of the log hazard."
+    )
+    base_age_years: float = Field(DEFAULT_MORTALITY.base_age, ge=0.0, le=60.0)
+    first_age_years: Ages = Field(  # type: ignore[valid-type]
+        (35.0, 65.0), description="Age of the high priest in office at the start."
+    )
+    first_term_years: float | None = Field(
+        None,
+        gt=0.0,
+        le=500.0,
+        description="Pin the death of the high priest in office at the start to this year.",
+    )
+    appointment_age_years: Ages = Field(  # type: ignore[valid-type]
+        (30.0, 50.0), description="Age of each successor at his appointment."
+    )
+    vacancy_days: Days = Field(  # type: ignore[valid-type]
+        (0.0, 60.0), description="Days from a high priest's death to the next appointment."
+    )
+    step_down_per_year: Probability = Field(
+        0.0, description="Yearly chance a high priest stands down (he still counts, 2:6)."
+    )
+    war_priest: Literal["first_tanna", "judah"] = Field(
+        "first_tanna",
+        description="Mishnah Makkot 2:6: does the priest anointed for war release him? "
+        "first_tanna (no; Rambam, Rotzeach 7:9) or judah (yes).",
+    )
+
+    @property
+    def mortality(self) -> Gompertz:
+        """The Gompertz law of priests and manslayers."""
+        return Gompertz(self.alpha_per_year, self.beta_per_year, self.base_age_years)
+
+    def chain(self, *, high_priest: bool) -> OfficeChain:
+        """The chain of high priests, or of priests anointed for war (who do not stand down and
+        whose first death is never pinned)."""
+        return OfficeChain(
+            mortality=self.mortality,
+            first_age=self.first_age_years,
+            appointment_age=self.appointment_age_years,
+            vacancy_days=self.vacancy_days,
+            step_down_per_year=self.step_down_per_year if high_priest else 0.0,
+            first_term_years=self.first_term_years if high_priest else None,
+        )
+
+
+class ExileOptions(_Strict):
+    """The manslayer's life after the flight: trial, the city, the high priest, release."""
+
+    cases: tuple[CaseChoice, ...] = Field(
+        min_length=1, description="The facts of the killings, drawn by weight or in order."
+    )
+    assign: Literal["draw", "in_order"] = Field(
+        "draw", description="draw (by weight) or in_order (incident i gets case i mod len)."
+    )
+    law: Opinions = Field(
+        default_factory=Opinions,  # type: ignore[arg-type]
+        description="The opinion followed in each dispute of the law (refuge judge).",
+    )
+    trial: Trial = Field(default_factory=Trial)  # type: ignore[arg-type]
+    boundary: Boundary = Field(default_factory=Boundary)  # type: ignore[arg-type]
+    priesthood: Priesthood = Field(default_factory=Priesthood)  # type: ignore[arg-type]
+    age_years: Ages = Field(  # type: ignore[valid-type]
+        (20.0, 50.0), description="The manslayer's age at the killing."
+    )
+    kill_again_per_year: YearlyChance = Field(
+        0.0, description="Yearly chance that he kills again in error inside the city."
+    )
+    levite_share: Probability = Field(
+        0.0, description="Share of manslayers who are Levites (moved city to city, 2:7)."
+    )
+    office_share: Probability = Field(
+        0.0, description="Share of manslayers who held an office before (Mishnah Makkot 2:8)."
+    )
+    office: Literal["meir", "judah"] = Field(
+        "judah", description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not)."
+    )
+    rent: Literal["judah", "meir"] = Field(
+        "meir", description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not)."
+    )
+    rent_per_year: float = Field(
+        1.0, ge=0.0, le=1000.0, description="Rent per year, nominal units (no sum is given)."
+    )
+    horizon_years: float = Field(
+        80.0, gt=0.0, le=400.0, description="How long the exiles are followed, years."
+    )
+
+    @model_validator(mode="after")
+    def _judgeable(self) -> ExileOptions:
+        for i, choice in enumerate(self.cases):
+            if judge(choice.case, self.law).verdict == "undetermined":
+                raise ValueError(
+                    f"cases.{i} ({choice.label}): the court reaches no verdict under these "
+                    "opinions; choose facts it can judge"
+                )
+        return self
+
+
+def check_calendar(start: datetime, flight_h: float, exile: ExileOptions) -> None:
+    """Raise ValueError if the clock would run past pandas' last date (2262-04-11)."""
+    end = start + timedelta(hours=flight_h, seconds=exile.horizon_years * YEAR_S)
+    if end >= pd.Timestamp.max.to_pydatetime():
+        raise ValueError(
+            f"start {start:%Y-%m-%d} + exile.horizon_years {exile.horizon_years} runs past "
+            "2262-04-11, the last date of the datetime clock; start earlier or shorten it"
+        )
