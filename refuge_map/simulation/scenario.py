@@ -32,6 +32,7 @@ from geo import ALL_SIX, MOSES_THEN_JOSHUA
 from geo.crs import REGION_BOUNDS_LONLAT
 from refuge_map._loading import load_model
 from refuge_map.simulation._gazetteer import candidate_sites, named_places
+from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 
 #: The Literals below mirror `geo.CITY_IDS`, `geo.CUBIT_PRESETS`, `geo.TECHUM_CUBIT_PRESETS` and
 #: `geo.BOUGH_OPINIONS` (tests/test_scenario.py checks they agree).
@@ -444,6 +445,11 @@ class Scenario(_Strict):
     avenger: Avenger = Field(default_factory=Avenger)  # type: ignore[arg-type]
     escorts: Escorts = Field(default_factory=Escorts)  # type: ignore[arg-type]
     output: Output = Field(default_factory=Output)  # type: ignore[arg-type]
+    exile: ExileOptions | None = Field(
+        None,
+        description="Simulation II: trial, the years in the city, the high priest, release "
+        "(absent: the run ends with the flight).",
+    )
 
     @field_validator("start")
     @classmethod
@@ -468,6 +474,14 @@ class Scenario(_Strict):
             raise ValueError("the incident list is empty (value: []); list some or `generate`")
         if generate is not None and value:
             raise ValueError("give either `incidents` or `generate`, not both")
+        return value
+
+    @field_validator("exile")
+    @classmethod
+    def _within_the_clock(cls, value: ExileOptions | None, info: ValidationInfo) -> Any:
+        start, horizon_h = info.data.get("start"), info.data.get("horizon_h")
+        if value is not None and start is not None and horizon_h is not None:
+            check_calendar(start, horizon_h, value)
         return value
 
     def __hash__(self) -> int:
