@@ -19,8 +19,8 @@ intercept him. With the time advantage the fugitive holds at distance s along th
 ``tau_f(s) - tau_a(s)``, piecewise linear with a kink where the road begins, he is overtaken
 before the gate if and only if
 
-    D < M = max(offroad * (1/f_off - 1/a_off), offroad * (1/f_off - 1/a_off)
-                + road * (1/f_road - 1/a_road)),
+    D < M = max over s of the lead = offroad * (1/f_off - 1/a_off)
+                                     + road * max(0, 1/f_road - 1/a_road),
 
 and with the two disciples (Mishnah Makkot 2:5) an overtaken man still lives if they persuade
 the avenger. The capture radius (tens of metres) is neglected.
@@ -175,13 +175,12 @@ def overtaken_probability(
 ) -> Floats:
     """``P(D < M)`` per cell, averaged over the speed draws (see the module's docstring)."""
     out = np.empty(len(offroad_m))
-    lead_offroad = 1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad
-    lead_road = 1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road
+    lead_offroad = (1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad) / 3600.0
+    gain_road = np.maximum(1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road, 0.0) / 3600.0
     for start in range(0, len(offroad_m), _CHUNK_CELLS):
         cells = slice(start, start + _CHUNK_CELLS)
-        at_road = offroad_m[cells, None] * lead_offroad
-        at_gate = at_road + road_m[cells, None] * lead_road
-        out[cells] = cdf(np.maximum(at_road, at_gate) / 3600.0).mean(axis=1)
+        lead_h = offroad_m[cells, None] * lead_offroad + road_m[cells, None] * gain_road
+        out[cells] = cdf(lead_h).mean(axis=1)
     return out
 
 

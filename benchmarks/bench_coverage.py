@@ -1,0 +1,112 @@
+"""Benchmark the coverage field: the vectorized field against a per-origin networkx loop.
+
+Times `refuge_map.coverage.coverage_field` on the full 500 m grid of the land (about 118,000
+cells, shipped network, scenario defaults, 256 speed draws) and a straightforward per-origin
+loop on a 500-cell sample: for each cell, the nearest road segment by shapely, a networkx
+Dijkstra from the gates, and the chance to reach asylum from the same speed draws with numpy.
+Checks that both give the same way and the same probability, and prints the per-cell speed-up
+(goal: at least 100x) and the full grid's time.
+
+Run: ``.venv/bin/python benchmarks/bench_coverage.py``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import networkx as nx
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from geo import RefugeNetwork, load_network
+from geo.roads import graph_to_gdfs
+from refuge_map.analysis import land_grid
+from refuge_map.coverage import _Speeds as Speeds
+from refuge_map.coverage import (
+    coverage_field,
+    delay_cdf,
+    overtaken_probability,
+    way_to_asylum,
+)
+from refuge_map.simulation.scenario import Avenger, Fugitive
+
+N_LOOP = 500
+DRAWS = 256
+SEED = 19  # Deut 19
+
+
+def networkx_loop(
+    network: RefugeNetwork, x: NDArray[np.float64], y: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], float]:
+    """Per cell: nearest edge by shapely, Dijkstra from the gates by networkx, then the
+    probability from the same speed draws as the field's. Returns the way, the probability
+    and the seconds spent on the way alone."""
+    graph = network.roads
+    _, edges = graph_to_gdfs(graph)
+    lines = edges.geometry.to_numpy()
+    gates = [n for n, d in graph.nodes(data=True) if d["gate"]]
+    avenger = Avenger()
+    speeds = Speeds.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
+    way, p, way_s = np.empty(len(x)), np.empty(len(x)), 0.0
+    for i, (px, py) in enumerate(zip(x, y, strict=True)):
+        start = time.perf_counter()
+        point = shapely.Point(px, py)
+        distances = shapely.distance(point, lines)
+        nearest = int(np.argmin(distances))
+        (u, v, _), line = edges.index[nearest], lines[nearest]
+        node_dist = nx.multi_source_dijkstra_path_length(graph, gates, weight="length_m")
+        along = line.project(point)
+        road = min(along + node_dist[u], line.length - along + node_dist[v])
+        offroad = float(distances[nearest])
+        way[i] = offroad + road
+        way_s += time.perf_counter() - start
+        p[i] = (
+            1.0
+            - overtaken_probability(
+                np.array([offroad]),
+                np.array([road]),
+                speeds,
+                lambda h: delay_cdf(avenger.delay_h, h),
+            )[0]
+        )
+    return way, p, way_s
+
+
+def _timed(fn: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    """Time both and print the figures."""
+    network = load_network()
+    grid = land_grid(network, cell_m=500.0)
+    coverage_field(network, cell_m=5_000.0, draws=8)  # warm the imports and caches
+    start = time.perf_counter()
+    field = coverage_field(network, grid=grid, draws=DRAWS, seed=SEED)
+    full_s = time.perf_counter() - start
+    way_full_s = _timed(lambda: way_to_asylum(network, grid.x, grid.y))
+    sample = np.random.default_rng(SEED).choice(len(grid.x), N_LOOP, replace=False)
+    outside = (field.offroad_m + field.road_m)[sample] > 0  # the loop knows nothing of zones
+    sample = sample[outside]
+    start = time.perf_counter()
+    way, p, way_loop_s = networkx_loop(network, grid.x[sample], grid.y[sample])
+    loop_s = time.perf_counter() - start
+    np.testing.assert_allclose(way, (field.offroad_m + field.road_m)[sample], rtol=1e-9)
+    np.testing.assert_allclose(p, field.p_asylum[sample], atol=1e-12)
+    cells, n = len(grid.x), len(sample)
+    print(f"cells: {cells:,} of 500 m; draws {DRAWS}")
+    print(f"vectorized field, full grid: {full_s:.2f} s ({full_s / cells * 1e6:.1f} us a cell)")
+    print(f"  of which the way (snap + one flood): {way_full_s:.2f} s")
+    print(f"networkx loop, {n} cells: {loop_s:.2f} s ({loop_s / n * 1e3:.3f} ms a cell)")
+    print(f"  of which the way: {way_loop_s:.2f} s")
+    print(f"speed-up per cell, whole field: {(loop_s / n) / (full_s / cells):,.0f}x (goal >= 100x)")
+    print(f"speed-up per cell, the way: {(way_loop_s / n) / (way_full_s / cells):,.0f}x")
+    print(f"the loop on the full grid would take ~{loop_s / n * cells:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
