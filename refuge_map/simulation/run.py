@@ -13,10 +13,12 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import CITY_IDS, WGS84, to_lonlat
+from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
     from refuge_map.simulation.engine import Flight
+    from refuge_map.simulation.exile import ExileLife
 
 #: Columns of `Run.events`, in order.
 EVENT_COLUMNS = (
@@ -70,7 +72,12 @@ class Run:
     summary
         JSON-ready: outcomes, time to asylum, distance run, overall and by city.
     opinions
-        The opinions and options used (cubit, techum, bough opinion, designation, year).
+        The opinions and options used (cubit, techum, bough opinion, designation, year; the
+        exile's under ``exile``).
+    manslayers, ledger, priests
+        Simulation II, when the scenario has an ``exile`` section (else None): one row per
+        manslayer (`refuge_map.simulation.exile.OUTCOMES`), the rent paid to the Levites
+        (Mishnah Makkot 2:8) and the succession of priests.
     """
 
     scenario: Scenario
@@ -80,6 +87,9 @@ class Run:
     trajectories: gpd.GeoDataFrame
     summary: dict[str, Any]
     opinions: dict[str, Any]
+    manslayers: pd.DataFrame | None = None
+    ledger: pd.DataFrame | None = None
+    priests: pd.DataFrame | None = None
 
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
@@ -133,13 +143,16 @@ def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
     }
 
 
-def make_run(scenario: Scenario, seed: int, flight: Flight) -> Run:
-    """Assemble a `Run` from the end state of the flight (and of any later phase)."""
+def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | None = None) -> Run:
+    """Assemble a `Run` from the end state of the flight and of the exile (Simulation II)."""
     run_id = f"{scenario.name}-{scenario.key}-s{seed}"
-    events = _events(flight, scenario, run_id, seed)
-    tracks = _trajectories(flight, scenario, run_id, seed)
+    events = _events(flight, life, scenario, run_id, seed)
+    tracks = _trajectories(flight, life, scenario, run_id, seed)
     summary = summarize(flight.outcomes, events)
     opinions = opinions_of(scenario, flight)
+    if life is not None:
+        opinions["exile"] = life.opinions
+        summary["exile"] = summarize_exile(life)
     summary = {
         "run_id": run_id,
         "scenario": scenario.name,
@@ -147,7 +160,19 @@ def make_run(scenario: Scenario, seed: int, flight: Flight) -> Run:
         "opinions": opinions,
         **summary,
     }
-    return Run(scenario, seed, run_id, events, tracks, summary, opinions)
+    tables = () if life is None else _tables(life, run_id, seed)
+    return Run(scenario, seed, run_id, events, tracks, summary, opinions, *tables)
+
+
+def _tables(life: ExileLife, run_id: str, seed: int) -> tuple[pd.DataFrame, ...]:
+    """The exile's tables (manslayers, ledger, priests) with the run's id and seed in front."""
+    tables = []
+    for frame in (life.manslayers, life.ledger, life.priests):
+        table = frame.reset_index(drop=frame.index.name is None)
+        table.insert(0, "seed", seed)
+        table.insert(0, "run_id", run_id)
+        tables.append(table)
+    return tuple(tables)
 
 
 def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
@@ -156,8 +181,13 @@ def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
     )
 
 
-def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.DataFrame:
+def _events(
+    flight: Flight, life: ExileLife | None, scenario: Scenario, run_id: str, seed: int
+) -> pd.DataFrame:
     raw = flight.events
+    if life is not None:  # one clock: the exile's events after the flight's
+        raw = pd.concat([raw, life.events], ignore_index=True)
+        raw = raw.sort_values(["t_s", "incident"], kind="stable").reset_index(drop=True)
     lon, lat = to_lonlat(raw["x"].to_numpy(float), raw["y"].to_numpy(float))
     incident = raw["incident"].to_numpy(np.int64)
     events = pd.DataFrame(
@@ -165,8 +195,14 @@ def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.Da
             "run_id": run_id,
             "seed": seed,
             "incident": incident,
-            "agent_id": agent_ids(
-                incident, np.where(raw["role"] == "fugitive", 0, 1), flight.world.n
+            "agent_id": np.where(  # a priest (Simulation II) is of no incident: incident -1
+                incident < 0,
+                raw["role"].to_numpy(str),
+                agent_ids(
+                    np.maximum(incident, 0),
+                    np.where(raw["role"] == "fugitive", 0, 1),
+                    flight.world.n,
+                ),
             ),
             "role": raw["role"].astype(str),
             "kind": raw["kind"].astype(str),
@@ -184,11 +220,17 @@ def _events(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.Da
     return events
 
 
-def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> gpd.GeoDataFrame:
+def _trajectories(
+    flight: Flight, life: ExileLife | None, scenario: Scenario, run_id: str, seed: int
+) -> gpd.GeoDataFrame:
     tracks = flight.tracks
     codes = [np.asarray(tracks["role"], dtype=np.int64)]  # 0 fugitive, 1 avenger
     if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
         codes += [np.where(codes[0] == 0, escort, -1) for escort in (2, 3)]
+    if life is not None:  # his place at each event of the exile, without escorts
+        tracks = {k: np.concatenate([tracks[k], life.tracks[k]]) for k in tracks}
+        more = len(life.tracks["step"])
+        codes = [np.concatenate([c, np.full(more, -1 if i else 0)]) for i, c in enumerate(codes)]
     code = np.concatenate(codes)
     keep = np.flatnonzero(code >= 0)
     rows = np.tile(np.arange(len(codes[0])), len(codes))[keep]
