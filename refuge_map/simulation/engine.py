@@ -25,6 +25,7 @@ from geo import BOUGH_OPINIONS, CITY_IDS
 from refuge_map.simulation._setup import World, build_world
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.events import AVENGER, EVENT_KINDS, FUGITIVE, StepLog
+from refuge_map.simulation.exile import live_in_exile
 from refuge_map.simulation.run import Run, make_run
 from refuge_map.simulation.scenario import Scenario
 
@@ -371,7 +372,8 @@ def simulate(
         record_every=scenario.output.record_every_steps,
         progress=progress,
     )
-    return make_run(scenario, seed, flight)
+    life = None if scenario.exile is None else live_in_exile(flight, scenario.exile, seed)
+    return make_run(scenario, seed, flight, life)
 
 
 def replication_seeds(scenario: Scenario) -> list[int]:
