@@ -23,6 +23,9 @@ RUN_FILES = (
     "summary.json",
     "scenario.json",
 )
+#: The exile's tables (Simulation II), written when the run has them: one row per manslayer,
+#: the rent ledger (Mishnah Makkot 2:8) and the priests.
+EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet")
 
 #: GeoPackages record a "last change" time; pin it so that one scenario and seed give
 #: byte-identical files.
@@ -44,7 +47,8 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
 
     ``events.parquet`` (the events table), ``trajectories.parquet`` (GeoParquet points, one row
     per agent and time), ``trajectories.gpkg`` (layer ``lines``: one LineString per agent, for
-    QGIS), ``summary.json`` and ``scenario.json`` (the validated scenario, for `read_run`).
+    QGIS), ``summary.json`` and ``scenario.json`` (the validated scenario, for `read_run`);
+    with an exile, `EXILE_FILES` too.
 
     Returns
     -------
@@ -63,7 +67,10 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
             json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
         (tmp / "scenario.json").write_text(run.scenario.model_dump_json(indent=2) + "\n")
-    return [target / name for name in RUN_FILES]
+        exile = EXILE_FILES if run.ledger is not None else ()
+        for name in exile:
+            getattr(run, name.removesuffix(".parquet")).to_parquet(tmp / name, index=False)
+    return [target / name for name in (*RUN_FILES, *exile)]
 
 
 def read_run(out_dir: str | Path) -> Run:
@@ -85,4 +92,9 @@ def read_run(out_dir: str | Path) -> Run:
         trajectories=gpd.read_parquet(folder / "trajectories.parquet"),
         summary=summary,
         opinions=summary["opinions"],
+        **{
+            name.removesuffix(".parquet"): pd.read_parquet(folder / name)
+            for name in EXILE_FILES
+            if (folder / name).exists()
+        },
     )
