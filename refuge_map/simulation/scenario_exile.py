@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -280,8 +280,8 @@ class ExileOptions(_Strict):
 
 def check_calendar(start: datetime, flight_h: float, exile: ExileOptions) -> None:
     """Raise ValueError if the clock would run past pandas' last date (2262-04-11)."""
-    end = start + timedelta(hours=flight_h, seconds=exile.horizon_years * YEAR_S)
-    if end >= pd.Timestamp.max.to_pydatetime():
+    room_s = (pd.Timestamp.max.to_pydatetime(warn=False) - start).total_seconds()
+    if flight_h * 3600.0 + exile.horizon_years * YEAR_S >= room_s:
         raise ValueError(
             f"start {start:%Y-%m-%d} + exile.horizon_years {exile.horizon_years} runs past "
             "2262-04-11, the last date of the datetime clock; start earlier or shorten it"
