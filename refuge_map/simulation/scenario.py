@@ -113,6 +113,9 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
         ),
     )
     variants[2].bounds = (low, high)
+    for variant in variants:  # module attributes, so that scenarios pickle (to Dask workers)
+        variant.__module__ = __name__
+        globals()[variant.__name__] = variant
     return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
 
 

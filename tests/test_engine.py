@@ -1,0 +1,253 @@
+"""The flight engine: asylum at the start, capture only outside, activation, escorts, exact
+times, the bough rule, determinism and the shape of the results."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from geo import RefugeNetwork, to_metric
+from refuge_map import simulate
+from refuge_map.simulation import (
+    EVENT_KINDS,
+    TRACK_COLUMNS,
+    Run,
+    Scenario,
+    load_scenario,
+    replication_seeds,
+    simulate_replications,
+)
+from refuge_map.simulation.scenario import DEFAULT_START
+
+SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
+
+FIXED = "fixed"
+NO_AVENGER = {"delay_h": {"dist": FIXED, "value": 720}}
+
+
+def fixed(value: float) -> dict[str, Any]:
+    return {"dist": FIXED, "value": value}
+
+
+def scenario(**fields: Any) -> Scenario:
+    data: dict[str, Any] = {"name": "test", "incidents": [{"place": "jerusalem"}], **fields}
+    return Scenario.model_validate(data)
+
+
+def kinds(run: Run, kind: str) -> pd.DataFrame:
+    return run.events[run.events["kind"] == kind]
+
+
+def test_fugitive_starting_in_asylum_is_safe_at_step_zero() -> None:
+    run = simulate(
+        scenario(
+            incidents=[{"place": "hebron"}],
+            avenger={"delay_h": fixed(0), "speed_road_kmh": fixed(30)},
+        )
+    )
+    arrival = kinds(run, "arrival")
+    assert arrival["step"].tolist() == [0]
+    assert arrival["city"].tolist() == ["hebron"]
+    assert kinds(run, "capture").empty
+    assert run.summary["overall"]["outcomes"]["arrival"] == 1
+
+
+def test_fast_avenger_without_delay_overtakes_on_a_long_route() -> None:
+    run = simulate(
+        scenario(
+            incidents=[{"place": "jerusalem", "kin_home": "jerusalem"}],
+            fugitive={"speed_road_kmh": fixed(5), "speed_offroad_kmh": fixed(4)},
+            avenger={
+                "delay_h": fixed(0),
+                "speed_road_kmh": fixed(8),
+                "speed_offroad_kmh": fixed(6),
+            },
+        )
+    )
+    assert len(kinds(run, "capture")) == 1
+    assert kinds(run, "arrival").empty
+    assert run.trajectories.loc[run.trajectories["role"] == "fugitive", "captured"].iloc[-1]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    fugitive_kmh=st.floats(2.0, 8.0),
+    avenger_kmh=st.floats(4.0, 20.0),
+    strategy=st.sampled_from(["chase", "intercept"]),
+    capture_m=st.floats(5.0, 400.0),
+)
+def test_no_capture_inside_asylum(
+    network: RefugeNetwork,
+    seed: int,
+    fugitive_kmh: float,
+    avenger_kmh: float,
+    strategy: str,
+    capture_m: float,
+) -> None:
+    run = simulate(
+        scenario(
+            incidents=(),
+            generate={
+                "n": 40,
+                "offroad_sigma_km": 1.0,
+                "home_distance_km": {"dist": "uniform", "low": 0, "high": 3},
+            },
+            dt_s=120,
+            horizon_h=12,
+            fugitive={"speed_road_kmh": fixed(fugitive_kmh)},
+            avenger={
+                "delay_h": {"dist": "uniform", "low": 0, "high": 0.5},
+                "speed_road_kmh": fixed(avenger_kmh),
+                "strategy": strategy,
+                "capture_m": capture_m,
+            },
+        ),
+        seed,
+    )
+    captures = kinds(run, "capture")
+    assert not network.in_asylum(captures["lon"].to_numpy(), captures["lat"].to_numpy()).any()
+    points = run.trajectories[run.trajectories["role"] == "fugitive"]
+    inside = network.in_asylum(points.geometry.x.to_numpy(), points.geometry.y.to_numpy())
+    assert (inside == points["in_asylum"].to_numpy()).all()
+
+
+def test_before_activation_nobody_arrives() -> None:
+    run = simulate(
+        scenario(
+            incidents=[
+                {"place": "hebron"},
+                {"place": "heshbon"},
+                {"place": "jerusalem", "year": 30},
+            ],
+            year=7,
+            horizon_h=30,
+            network={"designation": "moses_then_joshua"},
+            avenger=NO_AVENGER,
+        )
+    )
+    arrivals = kinds(run, "arrival")
+    assert arrivals["incident"].tolist() == [2]  # only the incident of year 30
+    stranded = kinds(run, "reached_unprotected")
+    assert set(stranded["city"]) <= {"bezer", "ramoth_gilead", "golan"}
+    assert 1 in stranded["incident"].tolist()
+    assert not run.trajectories.loc[run.trajectories["incident"] < 2, "in_asylum"].any()
+
+
+@pytest.mark.parametrize(("persuade_p", "expected"), [(1.0, "deterred"), (0.0, "capture")])
+def test_escorts_persuade_always_or_never(persuade_p: float, expected: str) -> None:
+    run = simulate(
+        scenario(
+            incidents=(),
+            generate={"n": 60, "home_distance_km": fixed(0)},
+            horizon_h=24,
+            avenger={"delay_h": fixed(0), "speed_road_kmh": fixed(12)},
+            escorts={"enabled": True, "persuade_p": persuade_p},
+        )
+    )
+    other = {"deterred": "capture", "capture": "deterred"}[expected]
+    assert len(kinds(run, expected)) > 10
+    assert kinds(run, other).empty
+    escorts = run.trajectories[run.trajectories["role"] == "escort"]
+    assert escorts["agent_id"].str.endswith(("escort1", "escort2")).all()
+    assert len(escorts) == 2 * (run.trajectories["role"] == "fugitive").sum()
+
+
+@pytest.mark.parametrize("place", ["jerusalem", (35.05, 32.05), "heshbon"])
+def test_arrival_time_is_route_length_over_speed(network: RefugeNetwork, place: Any) -> None:
+    road_kmh, offroad_kmh, dt_s = 5.0, 3.0, 30.0
+    spec = place if isinstance(place, str) else list(place)
+    run = simulate(
+        scenario(
+            incidents=[{"place": spec}],
+            dt_s=dt_s,
+            fugitive={"speed_road_kmh": fixed(road_kmh), "speed_offroad_kmh": fixed(offroad_kmh)},
+            avenger=NO_AVENGER,
+        )
+    )
+    start = kinds(run, "flight_start").iloc[0]
+    x, y = to_metric(start["lon"], start["lat"])
+    snap = network.router.snap(x, y)
+    total, _ = network.router.distance_to_gates(x, y)
+    offroad = float(snap.offroad_m[0])
+    expected = offroad / (offroad_kmh / 3.6) + (float(total[0]) - offroad) / (road_kmh / 3.6)
+    arrival = kinds(run, "arrival").iloc[0]
+    assert 0.0 <= arrival["elapsed_s"] - expected <= dt_s + 1e-6
+    assert arrival["t"] == pd.Timestamp(DEFAULT_START) + pd.Timedelta(seconds=arrival["elapsed_s"])
+
+
+def test_the_bough_decides_under_each_opinion() -> None:
+    base = load_scenario(SCENARIOS / "bough_at_boundary.yaml")
+    outcomes = {}
+    for opinion in ("mishnah", "rava"):
+        changed = base.model_copy(
+            update={"network": base.network.model_copy(update={"bough_opinion": opinion})}
+        )
+        run = simulate(changed)
+        final = run.events[run.events["kind"].isin(["arrival", "capture"])]
+        outcomes[opinion] = dict(zip(final["incident"], final["kind"], strict=True))
+        assert len(kinds(run, "climbs_tree")) == 3
+        assert run.opinions["bough_opinion"] == opinion
+    assert outcomes["mishnah"] == {0: "arrival", 1: "capture", 2: "arrival"}
+    assert outcomes["rava"] == {0: "arrival", 1: "capture", 2: "capture"}
+
+
+def test_same_seed_same_run_other_seed_other_run() -> None:
+    spec = scenario(incidents=(), generate={"n": 30}, horizon_h=6)
+    first, again, other = simulate(spec, 3), simulate(spec, 3), simulate(spec, 4)
+    pd.testing.assert_frame_equal(first.events, again.events)
+    pd.testing.assert_frame_equal(first.trajectories, again.trajectories)
+    assert first.summary == again.summary
+    assert not first.events[["lon", "lat"]].equals(other.events[["lon", "lat"]])
+    assert first.run_id != other.run_id
+
+
+def test_replications_spawn_their_seeds() -> None:
+    spec = scenario(replications=3, horizon_h=2)
+    seeds = replication_seeds(spec)
+    assert len(set(seeds)) == 3
+    assert seeds == replication_seeds(spec)
+    runs = simulate_replications(spec)
+    assert [run.seed for run in runs] == seeds
+
+
+def test_run_shape_and_movingpandas() -> None:
+    run = simulate(load_scenario(SCENARIOS / "tiny.yaml"))
+    tracks = run.trajectories
+    assert list(tracks.columns) == [*TRACK_COLUMNS, "geometry"]
+    assert tracks.crs.to_epsg() == 4326
+    assert pd.api.types.is_datetime64_any_dtype(tracks["t"]) and tracks["t"].dt.tz is None
+    per_agent = tracks.groupby("agent_id")["t"]
+    assert (per_agent.size() >= 2).all()
+    assert not tracks.duplicated(["agent_id", "t"]).any()
+    assert set(run.events["kind"]) <= set(EVENT_KINDS)
+    assert run.events["citation"].str.len().gt(0).all()
+    assert len(run.lines()) == tracks["agent_id"].nunique()
+    assert pickle.loads(pickle.dumps(run)).run_id == run.run_id
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # movingpandas' optional extras and pandas deprecations
+        import movingpandas as mpd
+
+        collection = mpd.TrajectoryCollection(tracks, "agent_id", t="t")
+    assert len(collection) == tracks["agent_id"].nunique()
+
+
+def test_intercepting_avenger_waits_at_the_gate(network: RefugeNetwork) -> None:
+    run = simulate(
+        scenario(
+            incidents=[{"place": "jerusalem", "kin_home": "bethlehem"}],
+            avenger={"strategy": "intercept", "delay_h": fixed(0), "speed_road_kmh": fixed(15)},
+        )
+    )
+    assert len(kinds(run, "capture")) == 1
+    avenger = run.trajectories[run.trajectories["role"] == "avenger"]
+    assert avenger["step"].max() > 0
+    assert np.isfinite(avenger.geometry.x).all()

@@ -1,0 +1,71 @@
+"""Run folders: the files, their schema, reading back, byte-identical reruns, atomic writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyogrio
+import pytest
+
+from refuge_map.simulation import (
+    EVENT_COLUMNS,
+    TRACK_COLUMNS,
+    Run,
+    load_scenario,
+    read_run,
+    simulate,
+    write_run,
+)
+from refuge_map.simulation.io import RUN_FILES
+
+TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
+
+
+@pytest.fixture(scope="module")
+def run() -> Run:
+    return simulate(load_scenario(TINY))
+
+
+def test_write_and_read_back(run: Run, tmp_path: Path) -> None:
+    written = write_run(run, tmp_path / "out")
+    assert sorted(p.name for p in written) == sorted(RUN_FILES)
+    back = read_run(tmp_path / "out")
+    assert back.run_id == run.run_id and back.seed == run.seed
+    assert back.scenario == run.scenario
+    assert back.opinions == run.opinions
+    assert list(back.events.columns) == list(EVENT_COLUMNS)
+    assert list(back.trajectories.columns) == [*TRACK_COLUMNS, "geometry"]
+    assert back.trajectories.crs.to_epsg() == 4326
+    pd.testing.assert_frame_equal(back.events, run.events, check_dtype=False)
+    assert len(back.lines()) == len(run.lines())
+
+
+def test_lines_layer_for_qgis(run: Run, tmp_path: Path) -> None:
+    write_run(run, tmp_path / "out")
+    lines = pyogrio.read_dataframe(tmp_path / "out" / "trajectories.gpkg", layer="lines")
+    assert len(lines) == run.trajectories["agent_id"].nunique()
+    assert set(lines.geometry.geom_type) == {"LineString"}
+
+
+def test_same_seed_byte_identical_files(run: Run, tmp_path: Path) -> None:
+    again = simulate(run.scenario, run.seed)
+    other = simulate(run.scenario, run.seed + 1)
+    for name, result in (("a", run), ("b", again), ("c", other)):
+        write_run(result, tmp_path / name)
+    for file in RUN_FILES:
+        assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes(), file
+    events = "events.parquet"
+    assert (tmp_path / "a" / events).read_bytes() != (tmp_path / "c" / events).read_bytes()
+
+
+def test_failed_write_leaves_nothing(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(self: Run) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(Run, "lines", broken)
+    with pytest.raises(RuntimeError):
+        write_run(run, tmp_path / "out")
+    assert list(tmp_path.iterdir()) == []
