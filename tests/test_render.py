@@ -14,7 +14,7 @@ import pytest
 
 from geo import RefugeNetwork
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, save_map
+from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map
 from refuge_map.render._html import esc
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
 from refuge_map.render.run_layers import _iso_duration
@@ -235,6 +235,13 @@ def test_run_events_cite_their_rule(run_dir, run_page):
     assert f"<th>rule</th><td>{esc(arrival['rule'])}</td>" in run_page
     assert f"<th>source</th><td>{esc(arrival['citation'])}</td>" in run_page
     assert '"Events"' in run_page and "avenger sets out" in run_page
+
+
+def test_many_events_start_switched_off(network, run_dir, monkeypatch):
+    monkeypatch.setattr(run_layers, "SHOWN_EVENTS", 5)
+    page = render_html(network_map(network, run=run_dir), self_contained=False)
+    events = re.search(r'"Events" : (feature_group_\w+)', page)
+    assert events and f"{events[1]}.addTo(" not in page
 
 
 def test_trees_of_a_scenario_are_drawn(network, tmp_path):

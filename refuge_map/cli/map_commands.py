@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from geo import load_network
 from refuge_map.cli._app import app
@@ -14,8 +13,6 @@ from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
 from refuge_map.errors import RefugeError
 from refuge_map.render import network_map, read_run_files, save_map
 from refuge_map.render.static import static_map
-
-console = Console()
 
 
 @app.command("map")
@@ -49,6 +46,6 @@ def map_command(
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
         fmap = network_map(network, run=loaded, tiles=basemap)
-        console.print(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
+        typer.echo(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
     if png is not None:
-        console.print(f"wrote {static_map(network, png, run=loaded)}")
+        typer.echo(f"wrote {static_map(network, png, run=loaded)}")

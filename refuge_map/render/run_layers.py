@@ -11,7 +11,9 @@ from typing import Any
 
 import folium
 import geopandas as gpd
+import numpy as np
 import pandas as pd
+import shapely
 
 from geo import WGS84
 from refuge_map.errors import RefugeError
@@ -31,6 +33,8 @@ TRAJECTORY_COLUMNS = (
     "city",
     "captured",
 )
+#: Above this many events the events layer starts switched off (it stays in the control).
+SHOWN_EVENTS = 300
 EVENT_COLUMNS = ("t", "incident", "agent_id", "kind", "lon", "lat", "city", "rule", "citation")
 
 
@@ -166,7 +170,7 @@ def _track_features(
             "type": "Feature",
             "geometry": {
                 "type": "LineString",
-                "coordinates": [[p.x, p.y] for p in track.geometry],
+                "coordinates": _lonlat(track.geometry),
             },
             "properties": {
                 "times": slider_times(track["t"], origin=origin),
@@ -185,14 +189,22 @@ def _track_features(
         }
 
 
+def _lonlat(points: gpd.GeoSeries) -> list[list[float]]:
+    """[lon, lat] of each point, to 1e-5 degree (about a metre): enough for the eye."""
+    return np.round(shapely.get_coordinates(points.to_numpy()), 5).tolist()
+
+
 def _last_city(track: pd.DataFrame) -> str:
     cities = track.loc[track["city"].astype(str) != "", "city"]
     return str(cities.iloc[-1]) if len(cities) else ""
 
 
 def _event_layer(events: pd.DataFrame) -> folium.FeatureGroup:
-    """Every event as a marker whose popup says what happened and cites the rule."""
-    layer = folium.FeatureGroup(name="Events", control=True)
+    """Every event as a marker whose popup says what happened and cites the rule.
+
+    More than `SHOWN_EVENTS` events would hide the map: the layer then starts switched off.
+    """
+    layer = folium.FeatureGroup(name="Events", control=True, show=len(events) <= SHOWN_EVENTS)
     for event in events.sort_values("t").itertuples(index=False):
         popup = popup_table(
             str(event.kind).replace("_", " "),
@@ -207,7 +219,7 @@ def _event_layer(events: pd.DataFrame) -> folium.FeatureGroup:
         )
         folium.CircleMarker(
             [event.lat, event.lon],
-            radius=7,
+            radius=5,
             color="#000",
             weight=1,
             fill=True,
