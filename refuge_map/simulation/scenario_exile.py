@@ -183,7 +183,12 @@ class Priesthood(_Strict):
     beta_per_year: float = Field(
         DEFAULT_MORTALITY.beta, gt=0.0, le=0.5, description="Gompertz growth of the log hazard."
     )
-    base_age_years: float = Field(DEFAULT_MORTALITY.base_age, ge=0.0, le=60.0)
+    base_age_years: float = Field(
+        DEFAULT_MORTALITY.base_age,
+        ge=0.0,
+        le=60.0,
+        description="The age at which the hazard is alpha_per_year, years.",
+    )
     first_age_years: Ages = Field(  # type: ignore[valid-type]
         (35.0, 65.0), description="Age of the high priest in office at the start."
     )
@@ -239,9 +244,18 @@ class ExileOptions(_Strict):
         default_factory=Opinions,  # type: ignore[arg-type]
         description="The opinion followed in each dispute of the law (refuge judge).",
     )
-    trial: Trial = Field(default_factory=Trial)  # type: ignore[arg-type]
-    boundary: Boundary = Field(default_factory=Boundary)  # type: ignore[arg-type]
-    priesthood: Priesthood = Field(default_factory=Priesthood)  # type: ignore[arg-type]
+    trial: Trial = Field(
+        default_factory=Trial,  # type: ignore[arg-type]
+        description="The leg to the court of his town and back.",
+    )
+    boundary: Boundary = Field(
+        default_factory=Boundary,  # type: ignore[arg-type]
+        description="Going out beyond the Sabbath boundary.",
+    )
+    priesthood: Priesthood = Field(
+        default_factory=Priesthood,  # type: ignore[arg-type]
+        description="The succession of high priests.",
+    )
     age_years: Ages = Field(  # type: ignore[valid-type]
         (20.0, 50.0), description="The manslayer's age at the killing."
     )
