@@ -49,5 +49,10 @@ lint: $(DEV_STAMP)
 test: $(DEV_STAMP) browser assets lint
 	$(VENV)/bin/pytest -n 2
 
+# The benchmarks (figures printed; mesa-geo comes with the `bench` extra).
+bench: $(DEV_STAMP)
+	$(PY) -m pip install --quiet -e '.[bench]'
+	for bench in benchmarks/bench_*.py; do $(PY) $$bench || exit 1; done
+
 clean:
 	rm -rf $(VENV) out
