@@ -17,9 +17,30 @@ from refuge_map.sweep.backends import Backend
 from refuge_map.sweep.manifest import Manifest, header_record
 from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
 from refuge_map.sweep.spec import SweepSpec
-from refuge_map.sweep.worker import PARTS, BatchTask, prepare_worker, run_batch
+from refuge_map.sweep.worker import (
+    OUTCOME_COLUMNS,
+    PARTS,
+    BatchTask,
+    prepare_worker,
+    run_batch,
+)
 
 RUNS_TABLE = "runs.parquet"
+
+#: The columns of runs.parquet before the axes, in order.
+RUN_COLUMNS = (
+    "run",
+    "point",
+    "replication",
+    "seed",
+    "scenario_hash",
+    "version",
+    "status",
+    "error",
+    "sim_run_id",
+    *OUTCOME_COLUMNS,
+    "part",
+)
 SPEC_COPY = "sweep.json"
 
 #: Called as ``progress(done, total)`` after every batch (and once at the start).
@@ -172,7 +193,7 @@ def write_runs_table(plan: Plan, manifest: Manifest, folder: Path) -> pd.DataFra
     (mappings and lists as JSON text)."""
     records = [manifest.runs[i] for i in sorted(manifest.runs)]
     axes = {name: [_column_value(r["params"][name]) for r in records] for name in plan.axes}
-    table = pd.DataFrame([{k: v for k, v in r.items() if k != "params"} for r in records])
+    table = pd.DataFrame.from_records(records, columns=list(RUN_COLUMNS))
     table = pd.concat([table, pd.DataFrame(axes, index=table.index)], axis=1)
     with atomic_file(folder / RUNS_TABLE) as tmp:
         table.to_parquet(tmp, index=False)

@@ -17,8 +17,18 @@ from refuge_map.sweep.plan import scenario_of
 
 PARTS = "parts"
 
-#: The outcome columns of runs.parquet, from a run's ``summary["overall"]``.
+#: How a flight ends (`refuge_map.simulation.run.OUTCOMES`), counted per run.
 OUTCOME_COUNTS = ("arrival", "capture", "horizon")
+
+#: The outcome columns of runs.parquet, from a run's ``summary["overall"]``.
+OUTCOME_COLUMNS = (
+    "incidents",
+    *OUTCOME_COUNTS,
+    "deterred",
+    *(f"p_{kind}" for kind in OUTCOME_COUNTS),
+    "time_to_asylum_h",
+    "distance_run_km",
+)
 
 
 @dataclass(frozen=True)
