@@ -119,7 +119,6 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
 
 
-Distribution = _Fixed | _Uniform | _LogNormal
 SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
 DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
 DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
