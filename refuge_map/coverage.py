@@ -344,6 +344,24 @@ def coverage_layer(
     return layer
 
 
+def check_output(out: str | Path) -> Path:
+    """The output path, if its suffix is one of `FIELD_SUFFIXES`.
+
+    Raises
+    ------
+    RefugeError
+        For any other suffix.
+    """
+    target = Path(out)
+    if target.suffix not in FIELD_SUFFIXES:
+        raise RefugeError(
+            f"unsupported output format; use one of {FIELD_SUFFIXES}",
+            source="--out",
+            value=str(target),
+        )
+    return target
+
+
 def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
     """Write the field (GeoPackage or GeoParquet of cell squares) and a PNG beside it.
 
@@ -357,13 +375,7 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
     RefugeError
         For an unsupported suffix (use `FIELD_SUFFIXES`). Each file appears whole or not at all.
     """
-    target = Path(out)
-    if target.suffix not in FIELD_SUFFIXES:
-        raise RefugeError(
-            f"unsupported output format; use one of {FIELD_SUFFIXES}",
-            source="--out",
-            value=str(target),
-        )
+    target = check_output(out)
     frame = coverage.to_frame()
     with atomic_file(target) as tmp:
         if target.suffix == ".parquet":

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import geopandas as gpd
 import numpy as np
 import pytest
@@ -158,3 +162,13 @@ def test_the_field_agrees_with_the_simulation(network: RefugeNetwork) -> None:
     assert expected.min() > 0.1 and expected.max() < 0.6  # informative points
     tolerance = 4.0 * np.sqrt(expected * (1 - expected) / n) + 0.02
     assert np.all(np.abs(rate - expected) < tolerance), (rate, expected)
+
+
+def test_coverage_command(tmp_path: Path, run_cli: Callable[..., Any]) -> None:
+    tiny = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
+    out = tmp_path / "field.parquet"
+    result = run_cli("coverage", tiny, "--out", out, "--cell-m", "5000", "--draws", "16")
+    assert result.code == 0, result.err
+    assert len(gpd.read_parquet(out)) > 1000 and out.with_suffix(".png").exists()
+    bad = run_cli("coverage", "--out", tmp_path / "field.tif", "--cell-m", "5000")
+    assert bad.code == 2 and bad.err.count("\n") == 1

@@ -22,7 +22,13 @@ from rich.progress import (
 from typer.core import TyperGroup
 
 from refuge_map.cli._app import app
-from refuge_map.coverage import DEFAULT_CELL_M, DEFAULT_DRAWS, scenario_coverage, write_coverage
+from refuge_map.coverage import (
+    DEFAULT_CELL_M,
+    DEFAULT_DRAWS,
+    check_output,
+    scenario_coverage,
+    write_coverage,
+)
 from refuge_map.simulation.scenario import Scenario, load_scenario
 
 console = Console()
@@ -146,6 +152,7 @@ def coverage_command(
     ] = DEFAULT_DRAWS,
 ) -> None:
     """Map the time to asylum and the chance to reach it alive from every cell (Deut 19:6)."""
+    check_output(out)
     scenario = (
         load_scenario(scenario_file)
         if scenario_file is not None
