@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -105,9 +106,9 @@ def _plot_axis(table: pd.DataFrame, axis: str, path: Path) -> Path:
         ax.errorbar(x + offset, rate, yerr=error, fmt="o-", capsize=4, label=kind)
     ax.set_xticks(x, [str(level) for level in table.index], rotation=20)
     ax.set(xlabel=axis, ylabel="share of incidents", ylim=(0, 1))
-    ax.set_title(f"Outcomes against {axis}", fontsize=11)
+    fig.suptitle(f"Outcomes against {axis}", fontsize=11)
+    ax.set_title(textwrap.fill(CAPTION, 110), fontsize=6.5)
     ax.legend()
-    fig.text(0.01, 0.005, CAPTION, fontsize=6, wrap=True)
     with atomic_file(path) as tmp:
         fig.savefig(tmp, dpi=100, format="png")
     plt.close(fig)
