@@ -5,14 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from geo import load_network
+from geo import default_data_dir, load_network
 from refuge_map._atomic import atomic_file
 from refuge_map.cli._app import app
 from refuge_map.io import write_layers
+from refuge_map.render import network_map, save_map
+from refuge_map.render.run_layers import read_run_files
+from refuge_map.render.static import static_map
+from refuge_map.simulation import load_scenario, simulate, write_run
+from refuge_map.simulation.report import summary_table
 
 console = Console()
 
@@ -20,19 +26,35 @@ console = Console()
 @app.command()
 def demo(
     out: Annotated[Path, typer.Option("--out", help="Folder for the outputs.")] = Path("out/demo"),
+    scenario: Annotated[
+        Path | None, typer.Option("--scenario", help="Scenario file (default: the shipped one).")
+    ] = None,
 ) -> None:
-    """Build the network from the shipped data, write its layers and summary, print where."""
-    network = load_network()
+    """Run the default scenario on the shipped data: network layers, the run, its summary and
+    a self-contained HTML map; print where everything is."""
+    chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
+    network = load_network(**chosen.network.load_kwargs())
     written = write_layers(network.layers(), out / "network.gpkg")
-    summary = network.summary()
     with atomic_file(out / "cities.csv") as tmp:
-        summary.to_csv(tmp)
+        network.summary().to_csv(tmp)
     written.append(out / "cities.csv")
-    table = Table(title="The six cities of refuge")
-    for column in ["city", *summary.columns]:
-        table.add_column(column)
-    for city, row in summary.iterrows():
-        table.add_row(str(city), *(str(v) for v in row))
-    console.print(table)
+    console.print(_cities_table(network.summary()))
+    run = simulate(chosen)
+    written += write_run(run, out / "run")
+    console.print(summary_table(run.summary))
+    run_files = read_run_files(out / "run")
+    fmap = network_map(network, run=run_files)
+    written.append(save_map(fmap, out / "map.html", self_contained=True))
+    written.append(static_map(network, out / "map.png", run=run_files))
     for path in written:
         console.print(f"wrote {path}")
+    console.print(f"open the map: {(out / 'map.html').resolve()}")
+
+
+def _cities_table(summary: pd.DataFrame) -> Table:
+    table = Table(title="The six cities of refuge")
+    for column in ["city", *summary.columns]:
+        table.add_column(str(column))
+    for city, row in summary.iterrows():
+        table.add_row(str(city), *(str(v) for v in row))
+    return table
