@@ -113,7 +113,7 @@ def test_every_network_layer_is_in_the_layer_control(network_page):
 def test_legend_scale_and_attribution(network_page):
     assert "refuge-legend" in network_page and "L.control.scale" in network_page
     assert "2,000 cubits (sabbath) × 0.48 m (naeh) = 960 m" in network_page
-    assert "addAttribution" in network_page and "DARMC, Harvard (CC BY-NC 3.0)" in network_page
+    assert "addAttribution" in network_page and "Roads: own compilation (CC BY 4.0)" in network_page
 
 
 def test_city_popup_tells_identification_side_designation_and_sources(network_page):

@@ -93,7 +93,7 @@ def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     assert page.locator("path.refuge-zone-round").count() == 6
     assert page.locator("path.refuge-road").count() == 57
     assert page.locator("path.refuge-water").count() >= 5
-    assert "DARMC" in page.inner_text(".leaflet-control-attribution")
+    assert "OpenBible.info" in page.inner_text(".leaflet-control-attribution")
     assert page.locator(".leaflet-control-scale").count() == 1
     page.screenshot(path=tmp_path / "network.png")
     page.locator(".refuge-city").nth(1).click()  # Shechem: its popup, then its zones up close

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The attribution the reference data asks of every map (data/reference README).
+#: The attribution of the shipped data (data/README.md). DARMC's Roman roads are not shipped
+#: or drawn, so they are not credited here.
 ATTRIBUTION = (
     "Places: OpenBible.info (CC BY 4.0); Pleiades (CC BY). Hydrography: Natural Earth; "
-    "© OpenStreetMap contributors (ODbL). Roman roads: DARMC, Harvard (CC BY-NC 3.0)."
+    "© OpenStreetMap contributors (ODbL). Roads: own compilation (CC BY 4.0) on OpenBible.info "
+    "coordinates."
 )
 
 SIDE_COLORS = {"west": "#a93226", "east": "#1f618d"}
