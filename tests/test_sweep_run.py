@@ -182,3 +182,17 @@ def test_another_sweeps_folder_is_refused(
     result = run_cli("sweep", other, "--out", serial_result, "--serial", "--resume")
     assert result.code == 2
     assert "another sweep's manifest" in result.err and result.err.count("\n") == 1
+
+
+def test_without_dask_the_error_is_one_line(
+    tmp_path: Path, run_cli: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "distributed" else find_spec(name)
+    )
+    result = run_cli("sweep", write_sweep(tmp_path), "--out", tmp_path / "out")
+    assert result.code == 2
+    assert "pip install 'refuge-map[sweep]'" in result.err and result.err.count("\n") == 1
