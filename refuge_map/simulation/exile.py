@@ -17,7 +17,7 @@ per purpose, so the flight's draws are untouched and an opinion changes only wha
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -106,8 +106,9 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
         "Numbers 35:25, 28; Mishnah Makkot 2:6",
     ),
     "died_in_exile": (
-        "'there' his dwelling, 'there' his death, 'there' his burial",
-        "Mishnah Makkot 2:7; Makkot 11b",
+        "he dies in his city of refuge ('there his death'); his bones go to his family's grave "
+        "at the high priest's death",
+        "Mishnah Makkot 2:7; Makkot 11b; Rambam, Rotzeach 7:3",
     ),
     "rent_paid": ("", "Mishnah Makkot 2:8"),
     "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
@@ -435,16 +436,11 @@ def _trial(
     log.add("verdict", tried, verdict_s, court, city, rule=rule, citation=citation)
     people.tried[tried] = True
     verdict = people.verdict[tried]
-    for kind, outcome, said in (
-        ("executed", "executed", "capital"),
-        ("sent_home", "sent_home", "no_exile"),
-    ):
+    for kind, said in (("executed", "capital"), ("sent_home", "no_exile")):
         done = verdict == said
-        extra = (
-            {"rule": _home_rule(rulings, people.case[tried][done])} if said == "no_exile" else {}
-        )
-        log.add(kind, tried[done], verdict_s[done], court[done], city[done], **extra)
-        people.outcome[tried[done]] = outcome
+        rule = _home_rule(rulings, people.case[tried][done]) if kind == "sent_home" else None
+        log.add(kind, tried[done], verdict_s[done], court[done], city[done], rule=rule)
+        people.outcome[tried[done]] = kind
         people.end_y[tried[done]] = verdict_s[done] / YEAR_S
     exiled = verdict == "exile"
     return _sentence(log, people, leg, options, succession, tried[exiled], verdict_s[exiled], rng)
@@ -532,7 +528,7 @@ class _City:
     people: _People
     options: ExileOptions
     succession: Succession
-    placed: dict[tuple[int, bool], Ruling]
+    placed: dict[tuple[int, bool], _Place]
     rng: np.random.Generator
     clock: Floats
     stay_from: Floats
@@ -602,12 +598,17 @@ class _City:
             f"{EXILE_KINDS['released'][0]}; {OFFICE_OPINIONS[self.options.office]}",
             EXILE_KINDS["released"][0],
         )
-        kinds = (("released", released), ("died_in_exile", died))
-        for kind, done in (*kinds, ("exile_horizon", ~released & ~died)):
-            extra = {"rule": rule[done]} if kind == "released" else {}
-            city = people.city[idx[done]]
-            at = t_end[done] * YEAR_S
-            self.log.add(kind, idx[done], at, self._site(idx[done]), city, inside=True, **extra)
+        ends = (("released", released), ("died_in_exile", died))
+        for kind, done in (*ends, ("exile_horizon", ~released & ~died)):
+            self.log.add(
+                kind,
+                idx[done],
+                t_end[done] * YEAR_S,
+                self._site(idx[done]),
+                people.city[idx[done]],
+                inside=True,
+                rule=rule[done] if kind == "released" else None,
+            )
         people.outcome[idx] = np.where(
             released, "released", np.where(died, "died_in_exile", "in_exile_at_horizon")
         )
@@ -690,12 +691,11 @@ class _City:
     def _kill_again(self, idx: Ints, t_y: Floats) -> None:
         """He kills again in error inside the city (Mishnah Makkot 2:7): a new term, and a move."""
         people = self.people
-        rulings = [
+        places = [
             self.placed[(int(c), bool(lv))]
             for c, lv in zip(people.case[idx], people.levite[idx], strict=True)
         ]
-        place = [next(s for s in r.trace if s.rule == "place_of_exile") for r in rulings]
-        within = np.array([r.consequences.exile_within for r in rulings if r.consequences])
+        within, finding, citation = (np.array(column) for column in zip(*places, strict=True))
         people.killed_again[idx] += 1
         self.log.add(
             "killed_again",
@@ -704,8 +704,8 @@ class _City:
             self._site(idx),
             people.city[idx],
             inside=True,
-            rule=np.array([s.finding for s in place]),
-            citation=np.array([s.citation for s in place]),
+            rule=finding,
+            citation=citation,
         )
         self._new_term(idx, t_y)
         moves = within == "another_city"
@@ -824,14 +824,26 @@ def _manslayers(flight: Flight, people: _People, options: ExileOptions) -> pd.Da
     return frame
 
 
-def _placed(options: ExileOptions) -> dict[tuple[int, bool], Ruling]:
-    """Each case judged again as a killing inside the city, by a Levite or not (2:7)."""
+class _Place(NamedTuple):
+    """Where one who kills again inside his city goes, and the rule that says so (2:7)."""
+
+    within: str
+    finding: str
+    citation: str
+
+
+def _placed(options: ExileOptions) -> dict[tuple[int, bool], _Place]:
+    """Each exile case judged again as a killing inside the city, by a Levite or not."""
     placed = {}
     for k, choice in enumerate(options.cases):
         for levite in (
             (False, True) if _can_be_levite(choice.case) else (choice.case.killer.levite,)
         ):
-            placed[(k, levite)] = judge(_again(choice.case, levite), options.law)
+            ruling = judge(_again(choice.case, levite), options.law)
+            if ruling.consequences is not None:  # only an exile lives in the city to kill again
+                step = next(s for s in ruling.trace if s.rule == "place_of_exile")
+                within = ruling.consequences.exile_within
+                placed[(k, levite)] = _Place(within, step.finding, step.citation)
     return placed
 
 
