@@ -1,33 +1,52 @@
-"""Flight and pursuit throughput: this engine against an idiomatic Mesa-Geo model, in one run.
+"""Flight and pursuit throughput: this engine against two idiomatic Mesa-Geo models, in one run.
 
-Both run the same pursuit on the real network with the same incidents, speeds and delays: each
+All run the same flight on the real network with the same incidents, speeds and delays: each
 manslayer walks off-road to the nearest road and along it to the nearest city of refuge, the
 asylum predicate is asked for every fugitive each step, and an avenger kills a fugitive he
-reaches outside asylum. The engine steps all agents as numpy arrays (its avenger re-routes to the
-fugitive's current road position every step). The Mesa-Geo model is written as a Mesa-Geo user
-would: a `GeoAgent` per fugitive and per avenger in a `GeoSpace`, a Python `step` method each,
-zones as GeoAgents asked through `GeoSpace.get_relation`, `GeoSpace.distance` for the capture,
-routes precomputed with the router, and the avenger following the fugitive's trail (straight to
-the place of the killing, then his route), which is less work per step than re-routing.
+reaches outside asylum. The engine steps all agents as numpy arrays; its avenger re-routes to
+the fugitive's current road position every step (precomputed all-pairs next hops).
+
+The Mesa-Geo models are written as a Mesa-Geo user would: a `GeoAgent` per fugitive and per
+avenger in a `GeoSpace`, a Python `step` method each, zones as GeoAgents asked through
+`GeoSpace.get_relation`, `GeoSpace.distance` for the capture, the fugitive's route precomputed
+with the router. They differ only in the avenger:
+
+- same model, re-routing each step: every step the avenger takes `networkx.shortest_path`
+  (weight ``length_m``) on the project's road graph from his nearest node to the fugitive's
+  nearest node, joins that path (plus the last straight leg to the fugitive) at its nearest
+  point and walks speed * dt along it; reaching its end is reaching the fugitive. This is the
+  engine's pursuit; only the geometry of the first and last leg is simpler (straight). Nearest
+  nodes come from a shapely STRtree and each edge's oriented coordinates are cached, as a
+  careful user would do.
+- lighter, trail following: the avenger follows the fugitive's trail (straight to the place of
+  the killing, then the fugitive's precomputed route), which is less work per step than
+  re-routing and so flatters Mesa-Geo.
 
 Counted: active agent-steps (a fugitive and his avenger count until the fugitive arrives or is
 killed) per second of the stepping loop only; building the agents and routes is not timed for
-either. Peak memory: the traced peak of the
-engine's run (tracemalloc, a separate untimed pass) and the process's maximum resident size.
+any. The engine is timed over the hour's `STEPS`, the Mesa-Geo models over their first
+`MESA_STEPS`; agent-steps per second is a rate, so the rates compare. Peak memory: the traced
+peak of the engine's run (tracemalloc, a separate untimed pass) and the process's maximum
+resident size.
 
 Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/bench_flight.py``.
 """
 
 from __future__ import annotations
 
+import math
 import resource
 import sys
 import time
 import tracemalloc
 import warnings
+from functools import cache
+from itertools import pairwise
 
 import mesa
 import mesa_geo as mg
+import networkx as nx
+from shapely import STRtree
 from shapely.geometry import LineString, Point
 
 from geo import REGION_CRS
@@ -37,7 +56,7 @@ from refuge_map.simulation.engine import run_flight
 
 DT_S = 60.0
 STEPS = 60  # one hour of flight
-MESA_STEPS = 10
+MESA_STEPS = 10  # the first ten minutes, when nearly every agent is active
 CAPTURE_M = 20.0
 SIZES = (1_000, 10_000)  # agents: half fugitives, half avengers
 
@@ -102,6 +121,7 @@ class Fugitive(mg.GeoAgent):
         self.captured = False
 
     def step(self) -> None:
+        """Walk speed * dt along the route, then ask the space whether he is in a zone."""
         if self.in_asylum or self.captured:
             return
         self.along = min(self.along + self.speed * DT_S, self.route.length)
@@ -111,53 +131,133 @@ class Fugitive(mg.GeoAgent):
 
 
 class Avenger(mg.GeoAgent):
-    """The avenger on the fugitive's trail: to the place of the killing, then his route."""
+    """An avenger after one fugitive; a subclass says how he moves (`move`)."""
+
+    model: PursuitModel
 
     def __init__(self, model: PursuitModel, start: Point, prey: Fugitive, speed: float) -> None:
         super().__init__(model, start, model.space.crs)
-        self.prey, self.speed, self.along = prey, speed, 0.0
-        self.trail = LineString([start, *prey.route.coords])
-        self.lead = start.distance(Point(prey.route.coords[0]))
+        self.prey, self.speed = prey, speed
 
     def step(self) -> None:
+        """Move towards the prey unless he is safe or dead; kill him if reached or near."""
         prey = self.prey
         if prey.in_asylum or prey.captured:
             return
-        self.along = min(self.along + self.speed * DT_S, self.trail.length)
-        self.geometry = self.trail.interpolate(self.along)
-        overtaken = self.along >= self.lead + prey.along
-        if overtaken or self.model.space.distance(self, prey) <= CAPTURE_M:
+        reached = self.move(self.speed * DT_S)
+        if reached or self.model.space.distance(self, prey) <= CAPTURE_M:
             prey.captured = True
+
+    def move(self, budget: float) -> bool:
+        """Walk up to `budget` metres; True if he reached the prey on the way."""
+        raise NotImplementedError
+
+
+class ReroutingAvenger(Avenger):
+    """The engine's pursuit: every step a shortest road path to where the fugitive is now."""
+
+    def move(self, budget: float) -> bool:
+        """Route from his nearest node to the fugitive's, join the path at its nearest point
+        (straight, off-road if he is off it) and walk along it; its end is the fugitive."""
+        model, here, there = self.model, self.geometry, self.prey.geometry
+        nodes = nx.shortest_path(
+            model.roads, model.nearest_node(here), model.nearest_node(there), weight="length_m"
+        )
+        path = LineString([*model.road_coords(nodes), there.coords[0]])
+        join = path.project(here)
+        gap = here.distance(path.interpolate(join))
+        if gap > budget:
+            self.geometry = LineString([here, path.interpolate(join)]).interpolate(budget)
+            return False
+        along = join + budget - gap
+        self.geometry = path.interpolate(along)
+        return along >= path.length
+
+
+class TrailAvenger(Avenger):
+    """Lighter: on the fugitive's trail, straight to the place of the killing, then his route."""
+
+    def __init__(self, model: PursuitModel, start: Point, prey: Fugitive, speed: float) -> None:
+        super().__init__(model, start, prey, speed)
+        self.along = 0.0
+        self.trail = LineString([start, *prey.route.coords])
+        self.lead = start.distance(Point(prey.route.coords[0]))
+
+    def move(self, budget: float) -> bool:
+        """Walk along the trail; he reaches the prey when he overtakes him on it."""
+        self.along = min(self.along + budget, self.trail.length)
+        self.geometry = self.trail.interpolate(self.along)
+        return self.along >= self.lead + self.prey.along
 
 
 class PursuitModel(mesa.Model):
-    """The same pursuit as a Mesa-Geo model: GeoAgents in a GeoSpace, one step method each."""
+    """The pursuit as a Mesa-Geo model: GeoAgents in a GeoSpace, one step method each.
 
-    def __init__(self, w: World, seed: int = 35) -> None:
+    Parameters
+    ----------
+    w
+        The world whose incidents, speeds and network are used.
+    avenger
+        The avenger class (`ReroutingAvenger` or `TrailAvenger`).
+    seed
+        Mesa's seed (nothing here draws from it).
+    """
+
+    def __init__(self, w: World, avenger: type[Avenger], seed: int = 35) -> None:
         super().__init__(seed=seed)
+        self.avenger = avenger
         self.space = mg.GeoSpace(crs=REGION_CRS.to_wkt(), warn_crs_conversion=False)
         self.space.add_agents(
             [Zone(self, zone, self.space.crs) for zone in w.network.zones.geometry]
         )
+        self.roads: nx.MultiGraph = w.network.roads
+        self._node_ids = list(self.roads.nodes)
+        self._node_tree = STRtree([Point(self._xy(node)) for node in self._node_ids])
         router = w.network.router
         _, heading = router.distance_to_gates(w.place[:, 0], w.place[:, 1])
         for i in range(w.n):
             route = router.route(float(w.place[i, 0]), float(w.place[i, 1]), str(heading[i]))
             fugitive = Fugitive(self, route.geometry, float(w.fugitive_road[i]))
-            avenger = Avenger(self, Point(w.avenger_start[i]), fugitive, float(w.avenger_road[i]))
-            self.space.add_agents([fugitive, avenger])
+            chaser = avenger(self, Point(w.avenger_start[i]), fugitive, float(w.avenger_road[i]))
+            self.space.add_agents([fugitive, chaser])
 
     def step(self) -> None:
+        """Fugitives first, then avengers (as the engine does)."""
         self.agents_by_type[Fugitive].do("step")
-        self.agents_by_type[Avenger].do("step")
+        self.agents_by_type[self.avenger].do("step")
+
+    def _xy(self, node: int) -> tuple[float, float]:
+        """A road node's coordinates (metres)."""
+        data = self.roads.nodes[node]
+        return data["x"], data["y"]
+
+    def nearest_node(self, point: Point) -> int:
+        """The road node nearest to `point`."""
+        return self._node_ids[int(self._node_tree.nearest(point))]
+
+    def road_coords(self, nodes: list[int]) -> list[tuple[float, float]]:
+        """Coordinates along the roads through `nodes` (the shortest of parallel edges)."""
+        coords = [self._xy(nodes[0])]
+        for a, b in pairwise(nodes):
+            coords += self._leg(a, b)[1:]
+        return coords
+
+    @cache  # noqa: B019 - one model per benchmark run
+    def _leg(self, a: int, b: int) -> list[tuple[float, float]]:
+        """The coordinates of the shortest edge from node `a` to node `b`, oriented a to b."""
+        edge = min(self.roads[a][b].values(), key=lambda data: data["length_m"])
+        coords = list(edge["geometry"].coords)
+        if math.dist(coords[0], self._xy(a)) > math.dist(coords[-1], self._xy(a)):
+            coords.reverse()
+        return coords
 
 
-def bench_mesa(w: World) -> float:
-    """Active agent-steps per second of the Mesa-Geo model's stepping loop."""
-    model = PursuitModel(w)
+def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> float:
+    """Active agent-steps per second of a Mesa-Geo model's stepping loop over `steps` steps."""
+    model = PursuitModel(w, avenger)
     fugitives = list(model.agents_by_type[Fugitive])
     active, seconds = 0, 0.0
-    for _ in range(MESA_STEPS):
+    for _ in range(steps):
         active += 2 * sum(not (f.in_asylum or f.captured) for f in fugitives)
         start = time.perf_counter()
         model.step()
@@ -165,17 +265,29 @@ def bench_mesa(w: World) -> float:
     return active / seconds
 
 
+# label and avenger class of each Mesa-Geo model
+VARIANTS: tuple[tuple[str, type[Avenger]], ...] = (
+    ("same model: re-routing each step", ReroutingAvenger),
+    ("lighter: trail following", TrailAvenger),
+)
+
+
 def main() -> None:
-    """Print agent-steps per second for both at each size, the ratio and peak memory."""
+    """Print the engine's agent-steps per second and peak memory at each size, then each
+    Mesa-Geo variant's rate and the engine's ratio to it."""
     warnings.simplefilter("ignore")
-    print(f"{'agents':>8} {'engine/s':>14} {'mesa-geo/s':>12} {'ratio':>8} {'engine peak MB':>15}")
+    print(f"engine: {STEPS} steps of {DT_S:.0f} s; Mesa-Geo: its first {MESA_STEPS} steps")
     for agents in SIZES:
         w = world(agents // 2)
         engine = bench_engine(w)
-        mesa_rate = bench_mesa(w)
         peak = engine_peak_mb(w)
-        ratio = engine / mesa_rate
-        print(f"{agents:>8} {engine:>14,.0f} {mesa_rate:>12,.0f} {ratio:>7.0f}x {peak:>15.1f}")
+        print(f"{agents:,} agents: engine {engine:,.0f} agent-steps/s, peak {peak:.1f} MB")
+        for label, avenger in VARIANTS:
+            rate = bench_mesa(w, avenger, MESA_STEPS)
+            print(
+                f"  mesa-geo, {label + ':':<34} {rate:>9,.0f} agent-steps/s "
+                f"over {MESA_STEPS} steps; engine / mesa-geo = {engine / rate:,.0f}x"
+            )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"process max RSS: {rss:.0f} MB (Python {sys.version.split()[0]}, one core)")
 
