@@ -691,6 +691,8 @@ class _City:
     def _kill_again(self, idx: Ints, t_y: Floats) -> None:
         """He kills again in error inside the city (Mishnah Makkot 2:7): a new term, and a move."""
         people = self.people
+        if len(idx) == 0:
+            return
         places = [
             self.placed[(int(c), bool(lv))]
             for c, lv in zip(people.case[idx], people.levite[idx], strict=True)
