@@ -293,3 +293,12 @@ def test_default_scenario_exercises_every_path() -> None:
     assert all(n > 0 for n in exile["life_exiles"].values()), exile["life_exiles"]
     assert set(EXILE_KINDS) <= kinds(run)
     assert exile["rent"]["stays"] > 0
+
+
+def test_teaching_scenario_runs_under_the_other_opinions() -> None:
+    run = simulate(load_scenario(SCENARIOS / "exile_whole_life.yaml"))
+    opinions = run.opinions["exile"]
+    assert opinions["outside_boundary"].keys() == {"yose_hagelili"}
+    assert opinions["war_priest"].keys() == {"judah"}
+    assert (opinions["office"].keys(), opinions["rent"].keys()) == ({"meir"}, {"judah"})
+    assert len(run.manslayers) == 6 and (run.manslayers["verdict"] != "").sum() >= 4
