@@ -9,9 +9,15 @@ import click
 import typer
 
 from geo import GeoError
-from refuge_map.cli import demo_command, geo_commands, law_commands, map_commands  # noqa: F401 - register their commands
-from refuge_map.cli import sim_commands  # noqa: F401 - register its commands
-from refuge_map.cli import sweep_commands  # noqa: F401 - register its commands
+# Each command module registers its commands on `app` when imported.
+from refuge_map.cli import (  # noqa: F401
+    demo_command,
+    geo_commands,
+    law_commands,
+    map_commands,
+    sim_commands,
+    sweep_commands,
+)
 from refuge_map.cli._app import app
 
 __all__ = ["app", "main"]
