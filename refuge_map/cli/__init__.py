@@ -9,6 +9,7 @@ import click
 import typer
 
 from geo import GeoError
+
 # Each command module registers its commands on `app` when imported.
 from refuge_map.cli import (  # noqa: F401
     demo_command,
