@@ -38,6 +38,9 @@ class RoadGraph:
         ``edge_of[a, b]``: the shortest edge joining adjacent nodes `a` and `b` (-1 if none).
     node_edge, node_s
         For each node, an edge touching it and the node's position `s` on that edge.
+
+    The private arrays serve `xy` and the walk's lookups; they are derived once at build time
+    so that a step gathers from flat 1-D arrays (cheaper than 2-D fancy indexing).
     """
 
     edge_u: Ints
@@ -48,11 +51,19 @@ class RoadGraph:
     edge_of: Ints
     node_edge: Ints
     node_s: Floats
-    _key: Floats
-    _xy: Floats
+    _key: Floats  # distance along the concatenated edge geometries of each vertex
     _base: Floats
     _first: Ints
     _last: Ints
+    _seg_x: Floats  # each vertex, and the offset to the next: a segment by its first vertex
+    _seg_y: Floats
+    _seg_dx: Floats
+    _seg_dy: Floats
+    _seg_span: Floats  # segment length along the key
+    _straight: bool  # every edge is one segment, so a position's segment is its edge's first
+    _dist_flat: Floats  # the node-pair tables raveled: ``dist[a, b] == _dist_flat[a * n + b]``
+    _hop_flat: Ints
+    _edge_of_flat: Ints
 
     @classmethod
     def from_router(cls, router: RoadRouter) -> RoadGraph:
@@ -76,20 +87,32 @@ class RoadGraph:
             for b, c in zip(base, coords, strict=True)
         ]
         last = np.cumsum(counts) - 1
+        key, xy = np.concatenate(along), np.vstack(coords)
+        next_hop = np.ascontiguousarray(np.asarray(pred).T, dtype=np.intp)
+        # per segment (indexed by its first vertex; a graph's last vertex has no segment)
+        d_key, d_xy = np.diff(key, append=key[-1]), np.diff(xy, axis=0, append=xy[-1:])
         return cls(
             edge_u=router.edge_u,
             edge_v=router.edge_v,
             length=length,
             dist=np.asarray(dist),
-            next_hop=np.asarray(pred).T.astype(np.intp),
+            next_hop=next_hop,
             edge_of=edge_of,
             node_edge=node_edge,
             node_s=node_s,
-            _key=np.concatenate(along),
-            _xy=np.vstack(coords),
+            _key=key,
             _base=base,
             _first=last - counts + 1,
             _last=last,
+            _seg_x=xy[:, 0].copy(),
+            _seg_y=xy[:, 1].copy(),
+            _seg_dx=d_xy[:, 0].copy(),
+            _seg_dy=d_xy[:, 1].copy(),
+            _seg_span=d_key,
+            _straight=bool((counts == 2).all()),
+            _dist_flat=np.asarray(dist).ravel(),
+            _hop_flat=next_hop.ravel(),
+            _edge_of_flat=edge_of.ravel(),
         )
 
     @property
@@ -100,12 +123,14 @@ class RoadGraph:
     def xy(self, edge: Ints, s: Floats) -> tuple[Floats, Floats]:
         """Metric coordinates of road positions, interpolated along the edge geometries."""
         key = self._base[edge] + np.clip(s, 0.0, self.length[edge])
-        i = np.searchsorted(self._key, key, side="right") - 1
-        i = np.clip(i, self._first[edge], self._last[edge] - 1)
-        span = self._key[i + 1] - self._key[i]
+        if self._straight:  # the common case: no search, the edge is its only segment
+            i = self._first[edge]
+        else:
+            i = np.searchsorted(self._key, key, side="right") - 1
+            i = np.clip(i, self._first[edge], self._last[edge] - 1)
+        span = self._seg_span[i]
         frac = np.where(span > 0, (key - self._key[i]) / np.where(span > 0, span, 1.0), 0.0)
-        xy = self._xy[i] + frac[:, None] * (self._xy[i + 1] - self._xy[i])
-        return xy[:, 0], xy[:, 1]
+        return self._seg_x[i] + frac * self._seg_dx[i], self._seg_y[i] + frac * self._seg_dy[i]
 
     def road_distance(self, edge: Ints, s: Floats, to_edge: Ints, to_s: Floats) -> Floats:
         """Shortest road distance between road positions, element by element."""
@@ -117,8 +142,10 @@ class RoadGraph:
     def _from_nodes(self, u: Ints, v: Ints, to_edge: Ints, to_s: Floats) -> tuple[Floats, Floats]:
         """Road distance from nodes `u` and `v` to the target positions."""
         tu, tv, tl = self.edge_u[to_edge], self.edge_v[to_edge], self.length[to_edge]
-        from_u = np.minimum(self.dist[u, tu] + to_s, self.dist[u, tv] + tl - to_s)
-        from_v = np.minimum(self.dist[v, tu] + to_s, self.dist[v, tv] + tl - to_s)
+        dist, n = self._dist_flat, self.n_nodes
+        u, v = u * n, v * n
+        from_u = np.minimum(dist[u + tu] + to_s, dist[u + tv] + tl - to_s)
+        from_v = np.minimum(dist[v + tu] + to_s, dist[v + tv] + tl - to_s)
         return from_u, from_v
 
     def walk(
@@ -175,7 +202,9 @@ class RoadGraph:
     def _next_edge(self, node: Ints, to_edge: Ints, to_s: Floats) -> tuple[Ints, Floats]:
         """The edge to take from `node` towards each target, and the node's position on it."""
         tu, tv, tl = self.edge_u[to_edge], self.edge_v[to_edge], self.length[to_edge]
-        end = np.where(self.dist[node, tu] + to_s <= self.dist[node, tv] + tl - to_s, tu, tv)
-        hop = self.edge_of[node, np.maximum(self.next_hop[node, end], 0)]
+        row = node * self.n_nodes
+        dist = self._dist_flat
+        end = np.where(dist[row + tu] + to_s <= dist[row + tv] + tl - to_s, tu, tv)
+        hop = self._edge_of_flat[row + np.maximum(self._hop_flat[row + end], 0)]
         edge = np.where(node == end, to_edge, hop)
         return edge, np.where(self.edge_u[edge] == node, 0.0, self.length[edge])
