@@ -67,13 +67,16 @@ class _Mover:
         self.run_m = self.run_m + t_off * self.offroad + used
         return reached & (self.off_left <= 0)
 
-    def xy(self, graph: RoadGraph, rows: Ints) -> Floats:
-        """Metric (len(rows), 2) positions of some movers."""
-        on_road = np.column_stack(graph.xy(self.edge[rows], self.s[rows]))
+    def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> None:
+        """Write the metric positions of movers `rows` into those rows of `out` (n, 2): on
+        the road, or on the straight off-road leg for those still walking it."""
+        out[rows, 0], out[rows, 1] = graph.xy(self.edge[rows], self.s[rows])
         total = self.off_total[rows]
         frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-        off_road = self.foot[rows] + frac[:, None] * (self.start[rows] - self.foot[rows])
-        return np.where((frac > 0)[:, None], off_road, on_road)
+        off = np.flatnonzero(frac > 0)  # still off the road: a few, after the first steps
+        if off.size:
+            r = rows[off]
+            out[r] = self.foot[r] + frac[off, None] * (self.start[r] - self.foot[r])
 
 
 @dataclass(frozen=True)
@@ -158,8 +161,9 @@ class _Pursuit:
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
         self.fug = _Mover.at(world, world.place, world.fugitive_road, world.fugitive_offroad)
         self.ave = _Mover.at(world, world.avenger_start, world.avenger_road, world.avenger_offroad)
-        self.fxy = self.fug.xy(self.graph, np.arange(n))
-        self.axy = self.ave.xy(self.graph, np.arange(n))
+        self.fxy, self.axy = np.empty((n, 2)), np.empty((n, 2))
+        self.fug.place(self.graph, np.arange(n), self.fxy)
+        self.ave.place(self.graph, np.arange(n), self.axy)
         heading = _heading(world)
         target = pd.Series(heading).map(_city_nodes(world)).to_numpy(dtype=np.intp)
         tree_edge, tree_s, _ = world.snap(
@@ -171,6 +175,7 @@ class _Pursuit:
         self.heading = np.where(world.has_tree, "tree", heading)
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
         self.city = np.full(n, -1)
+        self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
         flags = (np.zeros(n, dtype=bool) for _ in range(6))
         self.captured, self.deterred, self.in_tree, self.waiting, self.set_out, self.at_gate = flags
@@ -200,13 +205,30 @@ class _Pursuit:
         in_flight = started & (self.f_end == NEVER)
         tau = self._elapsed(in_flight & ~self.waiting & ~self.in_tree, t, t_prev, world.t0_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
-        moved = np.flatnonzero(tau > 0)
-        self.fxy[moved] = self.fug.xy(self.graph, moved)
+        moved = tau > 0
+        self.fug.place(self.graph, np.flatnonzero(moved), self.fxy)
         climbs = reached & world.has_tree & ~self.in_tree
         self.in_tree |= climbs
         self.fxy[climbs] = world.trunk[climbs]
         log.event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-        ask = np.flatnonzero(in_flight)
+        # The predicate depends only on his position, tree and year: ask it again only where
+        # one of them changed since it last answered (the others' answer stands).
+        self._ask_asylum(in_flight & (moved | climbs | ~self.asked))
+        arrive = in_flight & (self.city >= 0)
+        if arrive.any():
+            rule = np.where(self.in_tree, self.tree_rule, EVENT_KINDS["arrival"][0])
+            city = CITY_NAMES[self.city]
+            log.event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, rule)
+            self.f_end[arrive] = step
+        stranded = reached & ~world.has_tree & (self.city < 0) & ~self.waiting
+        self.waiting |= stranded
+        log.event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+
+    def _ask_asylum(self, rows: Bools) -> None:
+        """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
+        world, ask = self.world, np.flatnonzero(rows)
+        if ask.size == 0:
+            return
         bough = np.where(self.in_tree[ask, None], world.bough[ask], np.nan)
         self.city[ask] = world.network.city_xy(
             self.fxy[ask, 0],
@@ -216,13 +238,7 @@ class _Pursuit:
             at_trunk=world.at_trunk[ask],
             t=world.year[ask],
         )[0]
-        arrive = in_flight & (self.city >= 0)
-        rule = np.where(self.in_tree, self.tree_rule, EVENT_KINDS["arrival"][0])
-        log.event("arrival", arrive, FUGITIVE, t, step, self.fxy, CITY_NAMES[self.city], rule)
-        self.f_end[arrive] = step
-        stranded = reached & ~world.has_tree & (self.city < 0) & ~self.waiting
-        self.waiting |= stranded
-        log.event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+        self.asked[ask] = True
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues (Deuteronomy 19:6); escorts may turn him back (Makkot 2:5)."""
@@ -242,8 +258,10 @@ class _Pursuit:
         )
         self.at_gate |= reached & ~chasing
         moved = np.flatnonzero(tau > 0)
-        self.axy[moved] = self.ave.xy(self.graph, moved)
-        near = np.hypot(*(self.axy - self.fxy).T) <= self.capture_m
+        self.ave.place(self.graph, moved, self.axy)
+        near = np.zeros(len(tau), dtype=bool)  # only one who moved can kill (`contact`)
+        gap = self.axy[moved] - self.fxy[moved]
+        near[moved] = np.hypot(gap[:, 0], gap[:, 1]) <= self.capture_m
         contact = (tau > 0) & ((reached & chasing) | near)  # he must be on his way
         turned, killed = contact & world.deterred_if, contact & ~world.deterred_if
         self.deterred |= turned
