@@ -154,3 +154,14 @@ def test_from_dan_to_beersheba_is_west_of_the_jordan_and_the_sea_is_no_side(netw
     x, y = to_metric(34.3, 32.5)  # off the coast at Caesarea
     at_sea = gpd.GeoSeries(gpd.points_from_xy([x], [y]), crs=network.crs)
     assert list(side_of_jordan(at_sea, network.land)) == [""]
+
+
+def test_invalid_geometry_is_refused(data_copy):
+    path = data_copy / "hydrography.geojson"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    lake = next(f for f in doc["features"] if f["properties"]["id"] == "sea_of_galilee")
+    bow_tie = [[35.5, 32.7], [35.7, 32.9], [35.7, 32.7], [35.5, 32.9], [35.5, 32.7]]
+    lake["geometry"] = {"type": "Polygon", "coordinates": [bow_tie]}
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(DataFileError, match=r"hydrography\.geojson.*invalid in 'sea_of_galilee'"):
+        load_network(data_copy)
