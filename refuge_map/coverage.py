@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,7 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork, load_network
-from geo.roads import Snap
+from geo.roads import RoadRouter, Snap
 from refuge_map._atomic import atomic_file
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
@@ -84,6 +85,18 @@ METHOD = (
 )
 
 _CHUNK_CELLS = 8192
+
+#: Bound on the interpolation error of the tabulated probability (absolute, per cell).
+TABLE_TOLERANCE = 1e-3
+
+#: Road networks of at most this many straight segments are snapped by brute force.
+_SNAP_MAX_SEGMENTS = 4096
+
+#: Cells per block of the brute-force snap (a block of cells x segments stays in cache).
+_SNAP_CHUNK_CELLS = 2048
+
+#: Points of the delay's distribution function sampled to bound its second derivative.
+_CDF_SAMPLES = 8193
 
 
 @dataclass(frozen=True)
@@ -175,13 +188,78 @@ def overtaken_probability(
 ) -> Floats:
     """``P(D < M)`` per cell, averaged over the speed draws (see the module's docstring)."""
     out = np.empty(len(offroad_m))
-    lead_offroad = (1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad) / 3600.0
-    gain_road = np.maximum(1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road, 0.0) / 3600.0
+    lead_offroad, gain_road = _gradients(speeds)
     for start in range(0, len(offroad_m), _CHUNK_CELLS):
         cells = slice(start, start + _CHUNK_CELLS)
         lead_h = offroad_m[cells, None] * lead_offroad + road_m[cells, None] * gain_road
         out[cells] = cdf(lead_h).mean(axis=1)
     return out
+
+
+def _gradients(speeds: _Speeds) -> tuple[Floats, Floats]:
+    """Per draw, the lead (hours) gained per metre off-road and per metre of road."""
+    lead_offroad = (1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad) / 3600.0
+    gain_road = np.maximum(1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road, 0.0) / 3600.0
+    return lead_offroad, gain_road
+
+
+def tabulated_overtaken_probability(
+    offroad_m: Floats,
+    road_m: Floats,
+    speeds: _Speeds,
+    cdf: Callable[[Floats], Floats],
+    *,
+    tolerance: float = TABLE_TOLERANCE,
+) -> Floats | None:
+    """`overtaken_probability` interpolated bilinearly from a table over (offroad, road).
+
+    The probability depends on a cell only through its two distances, so it is computed exactly
+    (the same K draws) on the nodes of a regular grid over ``[0, max offroad] x [0, max road]``
+    and interpolated. The node spacing ``h`` along each axis is chosen from the bound on the
+    error of bilinear interpolation, ``h_o**2 / 8 * max|P_oo| + h_r**2 / 8 * max|P_rr|`` with
+    ``|P_oo| <= mean_k a_k**2 * max|F''|`` (a_k the lead per metre, F the delay's distribution
+    function, its second derivative bounded from finite differences on a fine grid, doubled),
+    so that the bound is `tolerance`.
+
+    Returns None (compute exactly) when the table would not be cheaper: few cells, non-finite
+    distances, or a delay whose distribution function has a jump or a kink in the range (a
+    fixed or uniform delay), which makes the bound useless.
+    """
+    if len(offroad_m) == 0 or not (np.all(np.isfinite(offroad_m)) and np.all(np.isfinite(road_m))):
+        return None
+    lead_offroad, gain_road = _gradients(speeds)
+    o_max, r_max = float(offroad_m.max()), float(road_m.max())
+    # the range of the lead M over the cells and the draws, where F's curvature matters
+    m_min = o_max * min(float(lead_offroad.min()), 0.0)
+    m_max = o_max * max(float(lead_offroad.max()), 0.0) + r_max * float(gain_road.max())
+    curvature = 0.0
+    if m_max > m_min:
+        hours = np.linspace(m_min, m_max, _CDF_SAMPLES)
+        step = hours[1] - hours[0]
+        curvature = 2.0 * float(np.abs(np.diff(cdf(hours), 2)).max()) / step**2
+    nodes = []
+    for extent, gradient in ((o_max, lead_offroad), (r_max, gain_road)):
+        bend = float(np.mean(gradient**2)) * curvature
+        h = math.sqrt(4.0 * tolerance / bend) if bend > 0.0 else math.inf
+        nodes.append(max(2, math.ceil(extent / h) + 1) if extent > 0.0 else 2)
+    n_o, n_r = nodes
+    if n_o * n_r * 4 > len(offroad_m):
+        return None
+    grid_o = np.linspace(0.0, max(o_max, 1.0), n_o)
+    grid_r = np.linspace(0.0, max(r_max, 1.0), n_r)
+    table = np.empty((n_o, n_r))
+    for i, o in enumerate(grid_o):
+        lead_h = o * lead_offroad + grid_r[:, None] * gain_road
+        table[i] = cdf(lead_h).mean(axis=1)
+    fo = offroad_m / grid_o[1]
+    fr = road_m / grid_r[1]
+    io = np.minimum(fo.astype(np.intp), n_o - 2)
+    ir = np.minimum(fr.astype(np.intp), n_r - 2)
+    fo -= io
+    fr -= ir
+    low = table[io, ir] + fr * (table[io, ir + 1] - table[io, ir])
+    high = table[io + 1, ir] + fr * (table[io + 1, ir + 1] - table[io + 1, ir])
+    return low + fo * (high - low)
 
 
 def way_to_asylum(
@@ -199,7 +277,7 @@ def way_to_asylum(
     dist, _, source = dijkstra(
         router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
     )
-    snap = router.snap(x, y)
+    snap = _snap(router, x, y)
     road, end = _road_via_nearer_end(snap, router.edge_length_m, dist)
     offroad = snap.offroad_m.copy()
     city = np.where(source[end] >= 0, router.node_gate[np.maximum(source[end], 0)], "")
@@ -208,6 +286,53 @@ def way_to_asylum(
     offroad[inside], road[inside] = 0.0, 0.0
     city[inside] = np.asarray(network.city_ids)[zone[inside]]
     return offroad, road, city
+
+
+def _snap(router: RoadRouter, x: Floats, y: Floats) -> Snap:
+    """`RoadRouter.snap`, by brute force over the roads' straight segments when they are few.
+
+    The same nearest point (to rounding; among equally near edges, those meeting at a node, any
+    may be taken and they lead to the same way), without building a shapely point per position:
+    for the shipped network (57 segments) it is about ten times faster than the STRtree.
+    """
+    x, y = (np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in np.broadcast_arrays(x, y))
+    coords, owner = shapely.get_coordinates(router.edge_geometries, return_index=True)
+    inner = owner[1:] == owner[:-1]
+    start, edge_of = coords[:-1][inner], owner[:-1][inner]
+    delta = coords[1:][inner] - start
+    if (
+        not 0 < len(edge_of) <= _SNAP_MAX_SEGMENTS
+        or not np.all(np.diff(owner) >= 0)
+        or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)))
+    ):
+        return router.snap(x, y)
+    ax, ay, dx, dy = start[:, 0], start[:, 1], delta[:, 0], delta[:, 1]
+    length = np.hypot(dx, dy)
+    squared = dx * dx + dy * dy
+    inverse = np.divide(1.0, squared, out=np.zeros_like(squared), where=squared > 0)
+    before = np.cumsum(length) - length
+    before -= before[np.searchsorted(edge_of, edge_of)]  # length of the edge before the segment
+    best = np.empty(len(x), dtype=np.intp)
+    for first in range(0, len(x), _SNAP_CHUNK_CELLS):
+        cells = slice(first, first + _SNAP_CHUNK_CELLS)
+        rx, ry = x[cells, None] - ax, y[cells, None] - ay
+        t = rx * dx
+        t += ry * dy
+        t *= inverse
+        np.clip(t, 0.0, 1.0, out=t)
+        ex, ey = t * dx, t * dy
+        np.subtract(rx, ex, out=ex)
+        np.subtract(ry, ey, out=ey)
+        ex *= ex
+        ey *= ey
+        ex += ey
+        best[cells] = ex.argmin(axis=1)
+    rx, ry = x - ax[best], y - ay[best]
+    t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
+    offroad = np.hypot(rx - t * dx[best], ry - t * dy[best])
+    edge = edge_of[best].astype(np.intp)
+    along = before[best] + t * length[best]
+    return Snap(edge, router.edge_u[edge], router.edge_v[edge], along, offroad)
 
 
 def _road_via_nearer_end(
@@ -269,9 +394,10 @@ def coverage_field(
         offroad * np.mean(1.0 / speeds.fugitive_offroad)
         + road * np.mean(1.0 / speeds.fugitive_road)
     ) / 3600.0
-    overtaken = overtaken_probability(
-        offroad, road, speeds, lambda hours: delay_cdf(avenger.delay_h, hours)
-    )
+    cdf = partial(delay_cdf, avenger.delay_h)
+    overtaken = tabulated_overtaken_probability(offroad, road, speeds, cdf)
+    if overtaken is None:
+        overtaken = overtaken_probability(offroad, road, speeds, cdf)
     saved = escorts.persuade_p if escorts.enabled else 0.0
     p_asylum = 1.0 - overtaken * (1.0 - saved)
     if not bool(np.all(network.active(year))):
