@@ -122,7 +122,8 @@ class RoadGraph:
 
     def xy(self, edge: Ints, s: Floats) -> tuple[Floats, Floats]:
         """Metric coordinates of road positions, interpolated along the edge geometries."""
-        key = self._base[edge] + np.clip(s, 0.0, self.length[edge])
+        # np.minimum(np.maximum()) is np.clip without its Python-level overhead
+        key = self._base[edge] + np.minimum(np.maximum(s, 0.0), self.length[edge])
         if self._straight:  # the common case: no search, the edge is its only segment
             i = self._first[edge]
         else:

@@ -14,7 +14,7 @@ resolution of one step, 60 s by default); positions are not interpolated back.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -48,6 +48,16 @@ class _Mover:
     road: Floats
     offroad: Floats
     run_m: Floats
+    # the off-road leg by coordinate, for 1-D gathers in `place` (cheaper than 2-D ones)
+    _foot_x: Floats = field(init=False, repr=False)
+    _foot_y: Floats = field(init=False, repr=False)
+    _leg_x: Floats = field(init=False, repr=False)
+    _leg_y: Floats = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._foot_x, self._foot_y = self.foot[:, 0].copy(), self.foot[:, 1].copy()
+        self._leg_x = self.start[:, 0] - self._foot_x
+        self._leg_y = self.start[:, 1] - self._foot_y
 
     @classmethod
     def at(cls, world: World, start: Floats, road: Floats, offroad: Floats) -> _Mover:
@@ -75,8 +85,9 @@ class _Mover:
         frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
         off = np.flatnonzero(frac > 0)  # still off the road: a few, after the first steps
         if off.size:
-            r = rows[off]
-            out[r] = self.foot[r] + frac[off, None] * (self.start[r] - self.foot[r])
+            r, frac = rows[off], frac[off]
+            out[r, 0] = self._foot_x[r] + frac * self._leg_x[r]
+            out[r, 1] = self._foot_y[r] + frac * self._leg_y[r]
 
 
 @dataclass(frozen=True)
@@ -197,7 +208,9 @@ class _Pursuit:
 
     def _elapsed(self, moving: Bools, t: float, t_prev: float, since: Floats) -> Floats:
         """Seconds each mover walks in this step, counted from `since`."""
-        return np.where(moving, np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s), 0.0)
+        # np.minimum(np.maximum()) is np.clip without its Python-level overhead
+        walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+        return np.where(moving, walked, 0.0)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
@@ -229,12 +242,15 @@ class _Pursuit:
         world, ask = self.world, np.flatnonzero(rows)
         if ask.size == 0:
             return
-        bough = np.where(self.in_tree[ask, None], world.bough[ask], np.nan)
+        bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
+        if self.in_tree[ask].any():
+            bough = np.where(self.in_tree[ask, None], world.bough[ask], np.nan)
+            bough_x, bough_y = bough[:, 0], bough[:, 1]
         self.city[ask] = world.network.city_xy(
             self.fxy[ask, 0],
             self.fxy[ask, 1],
-            bough_x=bough[:, 0],
-            bough_y=bough[:, 1],
+            bough_x=bough_x,
+            bough_y=bough_y,
             at_trunk=world.at_trunk[ask],
             t=world.year[ask],
         )[0]
