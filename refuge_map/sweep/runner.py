@@ -18,6 +18,7 @@ from refuge_map.sweep.manifest import Manifest, header_record
 from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
 from refuge_map.sweep.spec import SweepSpec
 from refuge_map.sweep.worker import (
+    EXILE_COLUMNS,
     OUTCOME_COLUMNS,
     PARTS,
     BatchTask,
@@ -39,6 +40,7 @@ RUN_COLUMNS = (
     "error",
     "sim_run_id",
     *OUTCOME_COLUMNS,
+    *EXILE_COLUMNS,
     "part",
 )
 SPEC_COPY = "sweep.json"

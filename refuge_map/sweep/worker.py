@@ -11,8 +11,9 @@ import geopandas as gpd
 import pandas as pd
 
 from refuge_map._atomic import atomic_file
-from refuge_map.simulation import simulate
+from refuge_map.simulation import OUTCOMES, simulate
 from refuge_map.simulation._setup import network_for
+from refuge_map.simulation.exile import LIFE_REASONS
 from refuge_map.sweep.plan import scenario_of
 
 PARTS = "parts"
@@ -28,6 +29,17 @@ OUTCOME_COLUMNS = (
     *(f"p_{kind}" for kind in OUTCOME_COUNTS),
     "time_to_asylum_h",
     "distance_run_km",
+)
+
+#: The exile columns of runs.parquet, from ``summary["exile"]`` (NaN for a run without an
+#: ``exile`` section): manslayers by outcome, life exiles by reason (Mishnah Makkot 2:7), office
+#: held and restored, rent paid to the Levites (Mishnah Makkot 2:8).
+EXILE_COLUMNS = (
+    *(f"exile_{kind}" for kind in OUTCOMES),
+    *(f"life_{reason}" for reason in LIFE_REASONS.values()),
+    "office_held",
+    "office_restored",
+    "rent_total",
 )
 
 
@@ -103,6 +115,20 @@ def outcomes(summary: dict[str, Any]) -> dict[str, Any]:
         **rates,
         "time_to_asylum_h": _mean(overall["time_to_asylum_h"]),
         "distance_run_km": _mean(overall["distance_run_km"]),
+        **exile_outcomes(summary.get("exile")),
+    }
+
+
+def exile_outcomes(exile: dict[str, Any] | None) -> dict[str, Any]:
+    """A run's `EXILE_COLUMNS` from its ``summary["exile"]`` (all NaN when None)."""
+    if exile is None:
+        return dict.fromkeys(EXILE_COLUMNS, math.nan)
+    return {
+        **{f"exile_{kind}": int(exile["outcomes"][kind]) for kind in OUTCOMES},
+        **{f"life_{reason}": int(n) for reason, n in exile["life_exiles"].items()},
+        "office_held": int(exile["office"]["held"]),
+        "office_restored": int(exile["office"]["restored"]),
+        "rent_total": float(exile["rent"]["total"]),
     }
 
 
