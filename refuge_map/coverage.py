@@ -33,6 +33,13 @@ distribution function: ``P(overtaken) = mean_k F_D(M_k)``. This removes the dela
 Monte Carlo error (the standard error per cell is below ``0.5 / sqrt(K)``), with no closed form
 needed for the maximum of differences of reciprocal log-normal speeds.
 
+Speed: the probability depends on a cell only through its two distances, so on a large grid it
+is computed exactly on the nodes of a table over (offroad, road) and interpolated bilinearly,
+the node spacing chosen so that the interpolation error stays below `TABLE_TOLERANCE` (0.001;
+see `tabulated_overtaken_probability`; a fixed or uniform delay, whose distribution function
+jumps or bends, is computed exactly per cell). The snap onto the roads is a brute force over
+the roads' straight segments (exact, without a shapely point per cell) when they are few.
+
 Before all six cities are designated nothing protects (Mishnah Makkot 2:4): every cell is at an
 infinite time with probability 0.
 """
@@ -79,15 +86,16 @@ CITATIONS = (
     "Mishnah Makkot 2:5: two disciples of the Sages go with him to speak to the avenger",
 )
 
+#: Bound on the interpolation error of the tabulated probability (absolute, per cell).
+TABLE_TOLERANCE = 1e-3
+
 METHOD = (
     "conditional Monte Carlo: speeds drawn (common random numbers for all cells), "
-    "the avenger's delay integrated exactly through its distribution function"
+    "the avenger's delay integrated exactly through its distribution function; "
+    f"on large grids tabulated over (offroad, road) and interpolated (error < {TABLE_TOLERANCE:g})"
 )
 
 _CHUNK_CELLS = 8192
-
-#: Bound on the interpolation error of the tabulated probability (absolute, per cell).
-TABLE_TOLERANCE = 1e-3
 
 #: Road networks of at most this many straight segments are snapped by brute force.
 _SNAP_MAX_SEGMENTS = 4096

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
 import numpy as np
 import pytest
+import shapely
 
 from geo import MOSES_THEN_JOSHUA, RefugeNetwork, load_network, to_metric
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.coverage import (
+    TABLE_TOLERANCE,
     CoverageField,
+    _snap,
+    _Speeds,
     coverage_field,
     coverage_layer,
     delay_cdf,
+    overtaken_probability,
+    tabulated_overtaken_probability,
     way_to_asylum,
     write_coverage,
 )
@@ -56,6 +63,58 @@ def test_the_way_is_the_routers_distance(network: RefugeNetwork, coarse: Coverag
     reach = network.distance_to_asylum(lon, lat)
     np.testing.assert_allclose(coarse.offroad_m + coarse.road_m, reach.dist_m, rtol=1e-9)
     assert (coarse.city == np.asarray(reach.city, dtype=str)).mean() > 0.999  # ties may differ
+
+
+def test_the_snap_is_the_routers(network: RefugeNetwork) -> None:
+    grid = land_grid(network, cell_m=1_000.0)
+    router = network.router
+    fast, slow = _snap(router, grid.x, grid.y), router.snap(grid.x, grid.y)
+    np.testing.assert_allclose(fast.offroad_m, slow.offroad_m, rtol=1e-9, atol=1e-6)
+    # equally near edges meet at a node: the point, hence the way, is the same
+    snapped = shapely.line_interpolate_point(router.edge_geometries[fast.edge], fast.along_m)
+    expected = shapely.line_interpolate_point(router.edge_geometries[slow.edge], slow.along_m)
+    assert shapely.distance(snapped, expected).max() < 1e-6
+
+
+@pytest.mark.parametrize(
+    "delay",
+    [
+        {"dist": "lognormal", "median": 2.0, "sigma": 0.5},  # the default
+        {"dist": "lognormal", "median": 4.0, "sigma": 0.5},
+        {"dist": "lognormal", "median": 6.0, "sigma": 1.0},
+    ],
+)
+def test_the_table_is_within_its_tolerance(
+    network: RefugeNetwork, delay: dict[str, object]
+) -> None:
+    grid = land_grid(network, cell_m=1_000.0)
+    offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
+    avenger = Avenger(delay_h=delay)
+    speeds = _Speeds.draw(Fugitive(), avenger, np.random.default_rng(19), 256)
+    cdf = partial(delay_cdf, avenger.delay_h)
+    table = tabulated_overtaken_probability(offroad, road, speeds, cdf)
+    assert table is not None  # the default scenario on a large grid is tabulated
+    error = np.abs(table - overtaken_probability(offroad, road, speeds, cdf))
+    assert error.max() < TABLE_TOLERANCE < 0.002
+
+
+@pytest.mark.parametrize(
+    "delay",
+    [
+        {"dist": "fixed", "value": 2.0},
+        {"dist": "uniform", "low": 1.0, "high": 5.0},
+        {"dist": "lognormal", "median": 1.0, "sigma": 0.2},  # too steep: the table is too big
+    ],
+)
+def test_a_steep_delay_is_computed_exactly(
+    network: RefugeNetwork, delay: dict[str, object]
+) -> None:
+    grid = land_grid(network, cell_m=1_000.0)
+    offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
+    avenger = Avenger(delay_h=delay)
+    speeds = _Speeds.draw(Fugitive(), avenger, np.random.default_rng(19), 64)
+    cdf = partial(delay_cdf, avenger.delay_h)
+    assert tabulated_overtaken_probability(offroad, road, speeds, cdf) is None
 
 
 def test_inside_a_zone_he_is_safe_at_once(network: RefugeNetwork) -> None:
