@@ -14,12 +14,19 @@ import pytest
 
 from geo import RefugeNetwork
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map
-from refuge_map.render._html import esc
+from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map, static
+from refuge_map.render._html import esc, script_json
+from refuge_map.render._style import (
+    EVENT_CATEGORIES,
+    KIND_CATEGORIES,
+    category_color,
+    category_label,
+    event_category,
+)
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
 from refuge_map.render.run_layers import _iso_duration
 from refuge_map.render.static import static_map
-from refuge_map.simulation import load_scenario, simulate, write_run
+from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simulate, write_run
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 TEMPLATE_PAYLOAD = "`${alert(2)}`\\u"
@@ -218,30 +225,50 @@ def test_map_displays_in_a_notebook(network):
 
 def test_run_tracks_are_on_a_time_slider(run_page):
     assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
-    assert '"PT2M"' in run_page  # the tiny scenario's step, dt_s: 120
-    assert run_page.count('"refuge-track"') == 6
+    assert '"PT10M"' in run_page  # one position per 10 minutes is shown (dt_s: 120)
+    assert run_page.count('"role":"fugitive"') == 3 and run_page.count('"role":"avenger"') == 3
     for role in ["fugitive", "avenger"]:
         assert f"refuge-agent refuge-{role}" in run_page
         assert f"track of the {role}" in run_page
     assert "currentTime: 86400000" in run_page  # the first time, one day after the epoch
-    assert '"Tracks (time slider)"' in run_page
+    assert '"Flight and pursuit (time slider)"' in run_page
     assert "<b>Run tiny-" in run_page and "<i>Three killings in error" in run_page
 
 
-def test_run_events_cite_their_rule(run_dir, run_page):
+def test_every_event_kind_has_a_category():
+    kinds = set(EVENT_KINDS) | set(EXILE_KINDS)
+    assert kinds - set(KIND_CATEGORIES) == set(), "give the new event kind a category"
+    assert set(KIND_CATEGORIES) <= kinds, "a category lists a kind the simulation lacks"
+    assert set(KIND_CATEGORIES.values()) <= set(EVENT_CATEGORIES) - {"other"}
+    assert event_category("a kind nobody wrote") == "other"
+
+
+def test_run_events_are_grouped_and_cite_their_rule(run_dir, run_page):
     events = pd.read_parquet(run_dir / "events.parquet")
-    assert run_page.count('"className": "refuge-event"') == len(events)
+    shown = 0
+    for category, group in read_run_files(run_dir).event_groups():
+        name = f"Events: {category_label(category)} ({len(group):,})"
+        assert f'"{name}"' in run_page and category_color(category) in run_page
+        assert run_page.count(f'"refuge-event refuge-event-{category}"') == 1
+        shown += len(group)
+    assert shown == len(events)
     arrival = events[events["kind"] == "arrival"].iloc[0]
-    assert f"<th>rule</th><td>{esc(arrival['rule'])}</td>" in run_page
-    assert f"<th>source</th><td>{esc(arrival['citation'])}</td>" in run_page
-    assert '"Events"' in run_page and "avenger sets out" in run_page
+    for label, value in [("rule", arrival["rule"]), ("source", arrival["citation"])]:
+        assert script_json(f"<th>{label}</th><td>{esc(value)}</td>")[1:-1] in run_page
+    assert "avenger sets out" in run_page and "refuge reached" in run_page
 
 
 def test_many_events_start_switched_off(network, run_dir, monkeypatch):
-    monkeypatch.setattr(run_layers, "SHOWN_EVENTS", 5)
+    monkeypatch.setattr(run_layers, "SHOWN_EVENTS", 2)
     page = render_html(network_map(network, run=run_dir), self_contained=False)
-    events = re.search(r'"Events" : (feature_group_\w+)', page)
-    assert events and f"{events[1]}.addTo(" not in page
+    layers = re.findall(r'"Events: [^"]*\((\d+)\)" : (marker_layer_\w+)', page)
+    assert layers and all((f"{name}.addTo(" in page) == (int(n) <= 2) for n, name in layers)
+
+
+def test_script_json_cannot_end_the_script():
+    text = script_json({"a": "</script><!-- \u2028"})
+    assert "</" not in text and "<!" not in text and "\u2028" not in text
+    assert json.loads(text) == {"a": "</script><!-- \u2028"}
 
 
 def test_trees_of_a_scenario_are_drawn(network, tmp_path):
@@ -290,6 +317,24 @@ def test_static_png(network, run_dir, tmp_path):
     path = static_map(network, tmp_path / "map.png", run=read_run_files(run_dir))
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG") and len(data) > 20_000
+
+
+def test_png_legend_counts_categories_and_says_when_thinned(network, run_dir, monkeypatch):
+    monkeypatch.setattr(static, "EVENTS_SHOWN", 2)
+    labels = [h.get_label() for h in static._legend_handles(network, read_run_files(run_dir))]
+    assert "flight and pursuit begin (6, 1 in 3 drawn)" in labels
+    assert any(label.startswith("refuge reached") for label in labels)
+    assert "flight track: fugitive" in labels and len(labels) < 15
+
+
+def test_the_flight_is_the_rows_up_to_the_horizon(run_dir):
+    run = read_run_files(run_dir)
+    late = run.trajectories.iloc[:1].assign(step=10_000, t=pd.Timestamp("1850-01-01"))
+    with_exile = dataclasses.replace(
+        run, trajectories=pd.concat([run.trajectories, late], ignore_index=True)
+    )
+    assert len(with_exile.flight) == len(run.trajectories)
+    assert len(dataclasses.replace(with_exile, scenario={}).flight) == len(run.trajectories) + 1
 
 
 def test_cli_writes_html_and_png(run_cli, run_dir, tmp_path):

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 import html
+import json
 import math
 from collections.abc import Iterable
 from typing import Any
+
+#: What `script_json` escapes so that data cannot end a script or open a comment in it.
+_SCRIPT_ESCAPES = (
+    ("</", "\\u003c/"),
+    ("<!", "\\u003c!"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def esc(value: Any) -> str:
@@ -47,3 +56,16 @@ def hours(seconds: float) -> str:
     """A duration as ``"7 h 41 min"``."""
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def script_json(value: Any) -> str:
+    """`value` as compact JSON that is safe inside a ``<script>`` element.
+
+    Nothing in it can end the script or open a comment (``</`` and ``<!`` become ``\\u003c/``
+    and ``\\u003c!``), and the line separators U+2028 and U+2029 are escaped; there are no
+    spaces after separators: a run's map carries hundreds of thousands of numbers.
+    """
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    for raw, escaped in _SCRIPT_ESCAPES:
+        text = text.replace(raw, escaped)
+    return text

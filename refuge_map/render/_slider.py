@@ -9,6 +9,7 @@ from folium.elements import JSCSSMixin
 from folium.map import Layer
 from jinja2 import Template
 
+from refuge_map.render._html import script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
@@ -20,16 +21,18 @@ class TimeSlider(JSCSSMixin, Layer):
     """Timestamped tracks on a time slider with play, step and speed controls.
 
     Each feature is a LineString whose ``properties`` hold ``times`` (from `slider_times`),
-    ``style`` (the line), ``head`` (the circle marking its last position), ``popup`` and
-    ``tooltip`` (escaped HTML). The slider shows the run's own date and time (UTC, as the
-    tz-naive times are written), starting at the first time.
+    ``role`` (a key of `styles`), ``popup`` and ``tooltip`` (escaped HTML). The slider shows the
+    run's own date and time (UTC, as the tz-naive times are written), starting at the first
+    time. The data is written as compact JSON.
 
     Parameters
     ----------
     features
         The GeoJSON features.
     times
-        Every time of the run, as written (tz-naive datetimes).
+        Every time the features hold, as written (tz-naive datetimes).
+    styles
+        Per role: ``style`` (the line) and ``head`` (the circle marking its last position).
     period
         The slider's step as an ISO 8601 duration (e.g. ``"PT2M"``).
     name
@@ -49,14 +52,16 @@ class TimeSlider(JSCSSMixin, Layer):
                 return moment.utc(date.getTime() + {{ this.origin_ms }}).format("YYYY-MM-DD HH:mm");
             }
         }))({{ this.control_options|tojson }}));
+        var {{ this.get_name() }}_styles = {{ this.styles }};
         var {{ this.get_name() }} = L.timeDimension.layer.geoJson(
-            L.geoJson({{ this.data|tojson }}, {
+            L.geoJson({{ this.data }}, {
                 pointToLayer: function (feature, latlng) {
-                    return L.circleMarker(latlng, feature.properties.head);
+                    var role = {{ this.get_name() }}_styles[feature.properties.role];
+                    return L.circleMarker(latlng, role.head);
                 },
                 style: function (feature) {
-                    var point = feature.geometry.type === "Point";
-                    return point ? feature.properties.head : feature.properties.style;
+                    var role = {{ this.get_name() }}_styles[feature.properties.role];
+                    return feature.geometry.type === "Point" ? role.head : role.style;
                 },
                 onEachFeature: function (feature, layer) {
                     layer.bindPopup(feature.properties.popup);
@@ -72,11 +77,18 @@ class TimeSlider(JSCSSMixin, Layer):
     default_css = folium_links(SLIDER_CSS)
 
     def __init__(
-        self, features: list[dict[str, Any]], times: pd.Series, *, period: str, name: str
+        self,
+        features: list[dict[str, Any]],
+        times: pd.Series,
+        *,
+        styles: dict[str, dict[str, Any]],
+        period: str,
+        name: str,
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=True)
         self._name = "TimeSlider"
-        self.data = {"type": "FeatureCollection", "features": features}
+        self.data = script_json({"type": "FeatureCollection", "features": features})
+        self.styles = script_json(styles)
         self.times = sorted(set(slider_times(times, origin=times.min())))
         self.origin_ms = _ms(times.min()) - _BASE_MS
         self.period = period

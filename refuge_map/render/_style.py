@@ -29,19 +29,52 @@ ZONE_STYLES: dict[str, dict[str, Any]] = {
 }
 
 ROLE_COLORS = {"fugitive": "#1f77b4", "avenger": "#d62728", "escort": "#2ca02c"}
-EVENT_COLORS = {
-    "flight_start": "#1f77b4",
-    "avenger_sets_out": "#8c564b",
-    "climbs_tree": TREE,
-    "arrival": "#2ca02c",
-    "reached_unprotected": "#e377c2",
-    "capture": "#d62728",
-    "deterred": "#ff7f0e",
-    "trial": "#9467bd",
-    "release": "#17becf",
-    "horizon": "#7f7f7f",
-}
 OTHER = "#444444"
+
+#: What an event tells, in a few categories both maps colour alike: (label, colour), in
+#: legend order. Every event kind belongs to one (`KIND_CATEGORIES`).
+EVENT_CATEGORIES: dict[str, tuple[str, str]] = {
+    "flight": ("flight and pursuit begin", "#6baed6"),
+    "refuge": ("refuge reached (or regained)", "#2ca02c"),
+    "killed": ("killed by the avenger", "#d62728"),
+    "deterred": ("avenger deterred by the escorts", "#ff7f0e"),
+    "trial": ("trial and verdict", "#9467bd"),
+    "exile": ("years in the city (going out, moves, rent)", "#8c564b"),
+    "released": ("released at the high priest's death", "#17becf"),
+    "died": ("died in exile", "#000000"),
+    "unfinished": ("no refuge yet (unprotected, horizon)", "#bcbd22"),
+    "other": ("other events", OTHER),
+}
+#: The category of every event kind of the flight (`refuge_map.simulation.EVENT_KINDS`) and of
+#: the exile (`refuge_map.simulation.EXILE_KINDS`).
+KIND_CATEGORIES: dict[str, str] = {
+    "flight_start": "flight",
+    "avenger_sets_out": "flight",
+    "climbs_tree": "refuge",
+    "arrival": "refuge",
+    "returned_to_city": "refuge",
+    "returned_inside": "refuge",
+    "capture": "killed",
+    "killed_on_trial_road": "killed",
+    "killed_outside_boundary": "killed",
+    "deterred": "deterred",
+    "trial_start": "trial",
+    "verdict": "trial",
+    "executed": "trial",
+    "sent_home": "trial",
+    "left_boundary": "exile",
+    "in_boundary_tree": "exile",
+    "killed_again": "exile",
+    "moved_neighbourhood": "exile",
+    "moved_city": "exile",
+    "rent_paid": "exile",
+    "high_priest_died": "exile",
+    "released": "released",
+    "died_in_exile": "died",
+    "reached_unprotected": "unfinished",
+    "horizon": "unfinished",
+    "exile_horizon": "unfinished",
+}
 
 
 def role_color(role: str) -> str:
@@ -49,9 +82,19 @@ def role_color(role: str) -> str:
     return ROLE_COLORS.get(role, OTHER)
 
 
-def event_color(kind: str) -> str:
-    """The colour of an event marker by its kind (grey for a kind not listed)."""
-    return EVENT_COLORS.get(kind, OTHER)
+def event_category(kind: str) -> str:
+    """The category of an event kind (``"other"`` for a kind not listed)."""
+    return KIND_CATEGORIES.get(kind, "other")
+
+
+def category_color(category: str) -> str:
+    """The colour of an event category's markers."""
+    return EVENT_CATEGORIES[category][1]
+
+
+def category_label(category: str) -> str:
+    """The legend label of an event category."""
+    return EVENT_CATEGORIES[category][0]
 
 
 def short_name(name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -17,9 +18,18 @@ import shapely
 
 from geo import WGS84
 from refuge_map.errors import RefugeError
+from refuge_map.render._controls import Swatch
 from refuge_map.render._html import esc, popup_table
+from refuge_map.render._markers import MarkerLayer
 from refuge_map.render._slider import TimeSlider, slider_times
-from refuge_map.render._style import TREE, event_color, role_color
+from refuge_map.render._style import (
+    EVENT_CATEGORIES,
+    TREE,
+    category_color,
+    category_label,
+    event_category,
+    role_color,
+)
 
 TRAJECTORY_COLUMNS = (
     "run_id",
@@ -33,8 +43,11 @@ TRAJECTORY_COLUMNS = (
     "city",
     "captured",
 )
-#: Above this many events the events layer starts switched off (it stays in the control).
+#: Above this many events a category's layer starts switched off (it stays in the control).
 SHOWN_EVENTS = 300
+#: The time slider shows each agent at most once per this many seconds (display only: the
+#: run's files keep every point).
+DISPLAY_EVERY_S = 600
 EVENT_COLUMNS = ("t", "incident", "agent_id", "kind", "lon", "lat", "city", "rule", "citation")
 
 
@@ -60,6 +73,29 @@ class RunFiles:
     events: pd.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
     scenario: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def flight(self) -> gpd.GeoDataFrame:
+        """The trajectory rows of the flight and pursuit: up to the scenario's horizon.
+
+        The exile's rows follow (one at each of his events, over years, so that joining them
+        draws straight lines across the land); without ``horizon_h`` and ``dt_s`` in the
+        scenario every row counts as the flight's.
+        """
+        horizon_h, dt_s = self.scenario.get("horizon_h"), self.scenario.get("dt_s")
+        if horizon_h is None or dt_s is None:
+            return self.trajectories
+        last_step = math.ceil(float(horizon_h) * 3600.0 / float(dt_s) - 1e-9)
+        return self.trajectories[self.trajectories["step"] <= last_step]
+
+    def event_groups(self) -> list[tuple[str, pd.DataFrame]]:
+        """The events by category (`EVENT_CATEGORIES`), in legend order, empty ones left out."""
+        category = self.events["kind"].astype(str).map(event_category)
+        return [
+            (name, self.events[category == name])
+            for name in EVENT_CATEGORIES
+            if (category == name).any()
+        ]
 
     @property
     def run_id(self) -> str:
@@ -116,30 +152,35 @@ def _read_table(path: Path, columns: tuple[str, ...], *, geo: bool) -> pd.DataFr
     return table
 
 
-def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[str, str, str]]:
-    """Add the run to `fmap`: tracks on a time slider, an events layer, a trees layer.
+def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, str]]:
+    """Add the run to `fmap`: the flight on a time slider, events by category, trees.
+
+    The slider shows the flight and pursuit (minutes), each agent at most once per
+    `DISPLAY_EVERY_S`; the exile's years are not put on it: their events are markers in
+    toggleable layers, one per category (`refuge_map.render._style.EVENT_CATEGORIES`).
 
     Returns
     -------
     list
         Legend entries (swatch, colour, label) for what was drawn.
     """
-    times = run.trajectories["t"]
+    shown = _display_rows(run.flight)
+    times = shown["t"]
+    roles = sorted(shown["role"].unique())
     TimeSlider(
-        list(_track_features(run.trajectories, origin=times.min())),
+        list(_track_features(shown, escorted=_escorted(run.flight), origin=times.min())),
         times,
-        period=_iso_duration(_step_seconds(times)),
-        name="Tracks (time slider)",
+        styles={role: _role_style(role) for role in roles},
+        period=_iso_duration(max(_step_seconds(run.flight["t"]), DISPLAY_EVERY_S)),
+        name="Flight and pursuit (time slider)",
     ).add_to(fmap)
-    _event_layer(run.events).add_to(fmap)
-    entries = [
-        ("line", role_color(role), f"track of the {role}")
-        for role in sorted(run.trajectories["role"].unique())
+    entries: list[tuple[Swatch, str, str]] = [
+        ("line", role_color(role), f"track of the {role}") for role in roles
     ]
-    entries += [
-        ("dot", event_color(kind), str(kind).replace("_", " "))
-        for kind in sorted(run.events["kind"].unique())
-    ]
+    for category, events in run.event_groups():
+        _event_layer(category, events).add_to(fmap)
+        label = f"{category_label(category)} ({len(events):,})"
+        entries.append(("dot", category_color(category), label))
     trees = run.summary.get("trees") or []
     if trees:
         _tree_layer(trees).add_to(fmap)
@@ -147,44 +188,70 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[str, str, str]
     return entries
 
 
+def _display_rows(tracks: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The rows the slider shows: each agent's first row in every `DISPLAY_EVERY_S`, and his
+    last. Escorts walk with their manslayer (Mishnah Makkot 2:5): his track is theirs."""
+    tracks = tracks[tracks["role"] != "escort"].sort_values(["agent_id", "t"], kind="stable")
+    window = (tracks["t"] - tracks["t"].min()) // pd.Timedelta(seconds=DISPLAY_EVERY_S)
+    first = ~pd.DataFrame({"agent": tracks["agent_id"], "window": window}).duplicated()
+    last = ~tracks["agent_id"].duplicated(keep="last")
+    return tracks[first | last]
+
+
+def _escorted(tracks: gpd.GeoDataFrame) -> set[int]:
+    """The incidents whose manslayer has escorts."""
+    return set(tracks.loc[tracks["role"] == "escort", "incident"].astype(int))
+
+
+def _role_style(role: str) -> dict[str, dict[str, Any]]:
+    """The slider's line and head (the circle at the last position) of a role's agents."""
+    color = role_color(role)
+    return {
+        "style": {"color": color, "weight": 3, "opacity": 0.8, "className": "refuge-track"},
+        "head": {
+            "radius": 6,
+            "color": "#fff",
+            "weight": 1,
+            "fillColor": color,
+            "fillOpacity": 1,
+            "className": f"refuge-agent refuge-{esc(role)}",
+        },
+    }
+
+
 def _track_features(
-    trajectories: gpd.GeoDataFrame, *, origin: pd.Timestamp
+    trajectories: gpd.GeoDataFrame, *, escorted: set[int], origin: pd.Timestamp
 ) -> Iterator[dict[str, Any]]:
-    """One timestamped LineString per agent, styled by role; its last point marks the agent."""
-    for agent_id, track in trajectories.sort_values("t").groupby("agent_id", sort=True):
+    """One timestamped LineString per agent; its last point marks the agent."""
+    for agent_id, track in trajectories.groupby("agent_id", sort=True):
         first = track.iloc[0]
-        color = role_color(str(first["role"]))
+        role = str(first["role"])
         popup = popup_table(
-            f"{first['role']} {agent_id}",
+            f"{role} {agent_id}",
             [
                 ("incident", first["incident"]),
                 ("run", first["run_id"]),
                 ("seed", first["seed"]),
                 ("start", track["t"].iloc[0]),
-                ("end", track["t"].iloc[-1]),
+                ("end of flight", track["t"].iloc[-1]),
                 ("reached", _last_city(track)),
                 ("captured", "yes" if track["captured"].any() else "no"),
+                (
+                    "escorts",
+                    "two disciples of the Sages walk with him"
+                    if role == "fugitive" and int(first["incident"]) in escorted
+                    else None,
+                ),
             ],
         )
         yield {
             "type": "Feature",
-            "geometry": {
-                "type": "LineString",
-                "coordinates": _lonlat(track.geometry),
-            },
+            "geometry": {"type": "LineString", "coordinates": _lonlat(track.geometry)},
             "properties": {
                 "times": slider_times(track["t"], origin=origin),
-                "style": {"color": color, "weight": 3, "opacity": 0.8, "className": "refuge-track"},
-                "head": {
-                    "radius": 6,
-                    "color": "#fff",
-                    "weight": 1,
-                    "fillColor": color,
-                    "fillOpacity": 1,
-                    "className": f"refuge-agent refuge-{esc(first['role'])}",
-                },
+                "role": role,
                 "popup": popup,
-                "tooltip": esc(f"{first['role']} {agent_id}"),
+                "tooltip": esc(f"{role} {agent_id}"),
             },
         }
 
@@ -199,37 +266,44 @@ def _last_city(track: pd.DataFrame) -> str:
     return str(cities.iloc[-1]) if len(cities) else ""
 
 
-def _event_layer(events: pd.DataFrame) -> folium.FeatureGroup:
-    """Every event as a marker whose popup says what happened and cites the rule.
+def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
+    """The events of a category as markers whose popups say what happened and cite the rule.
 
     More than `SHOWN_EVENTS` events would hide the map: the layer then starts switched off.
     """
-    layer = folium.FeatureGroup(name="Events", control=True, show=len(events) <= SHOWN_EVENTS)
-    for event in events.sort_values("t").itertuples(index=False):
-        popup = popup_table(
-            str(event.kind).replace("_", " "),
-            [
-                ("time", event.t),
-                ("incident", event.incident),
-                ("agent", event.agent_id),
-                ("city", event.city),
-                ("rule", event.rule),
-                ("source", event.citation),
-            ],
+    markers = [
+        (
+            round(float(event.lat), 5),
+            round(float(event.lon), 5),
+            popup_table(
+                str(event.kind).replace("_", " "),
+                [
+                    ("time", event.t),
+                    ("incident", event.incident),
+                    ("agent", event.agent_id),
+                    ("city", event.city),
+                    ("rule", event.rule),
+                    ("source", event.citation),
+                ],
+            ),
+            esc(str(event.kind).replace("_", " ")),
         )
-        folium.CircleMarker(
-            [event.lat, event.lon],
-            radius=5,
-            color="#000",
-            weight=1,
-            fill=True,
-            fill_color=event_color(str(event.kind)),
-            fill_opacity=0.9,
-            class_name="refuge-event",
-            popup=folium.Popup(popup, max_width=380),
-            tooltip=esc(str(event.kind).replace("_", " ")),
-        ).add_to(layer)
-    return layer
+        for event in events.sort_values("t").itertuples(index=False)
+    ]
+    style = {
+        "radius": 5,
+        "color": "#000",
+        "weight": 1,
+        "fillColor": category_color(category),
+        "fillOpacity": 0.9,
+        "className": f"refuge-event refuge-event-{category}",
+    }
+    return MarkerLayer(
+        markers,
+        style=style,
+        name=f"Events: {category_label(category)} ({len(events):,})",
+        show=len(events) <= SHOWN_EVENTS,
+    )
 
 
 def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:

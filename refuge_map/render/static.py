@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
+import shapely
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -17,6 +20,8 @@ from refuge_map.render import _style as style
 from refuge_map.render.run_layers import RunFiles
 
 SCALE_KM = 20
+#: At most this many events of each category are drawn; more are thinned (the legend says).
+EVENTS_SHOWN = 150
 
 
 def static_map(
@@ -26,10 +31,12 @@ def static_map(
     run: RunFiles | None = None,
     dpi: int = 150,
 ) -> Path:
-    """Draw the network (and a run's tracks and events) and write it as a PNG, atomically.
+    """Draw the network (and a run's flight tracks and events) and write it as a PNG, atomically.
 
     The picture is in the network's metric CRS, framed on the cities and the limits of the
-    land, with a scale bar and the attribution line.
+    land, with a scale bar, the attribution line and the legend beside the map. Of a run, the
+    tracks of the flight are drawn (not the exile's years) and the events by category, at most
+    `EVENTS_SHOWN` of each.
 
     Raises
     ------
@@ -37,13 +44,13 @@ def static_map(
         If `path` cannot be written (it is then left as it was).
     """
     # A bare Figure draws with the Agg canvas: no pyplot, no global backend switched.
-    fig = Figure(figsize=(7, 9), layout="constrained")
+    fig = Figure(figsize=(10, 9), layout="constrained")
     ax = fig.add_subplot()
     _draw_network(ax, network)
     if run is not None:
         _draw_run(ax, run, network)
     _frame(ax, network, title=f"Run {run.run_id}" if run is not None else None)
-    ax.legend(handles=_legend_handles(network, run), loc="lower right", fontsize=6.5)
+    fig.legend(handles=_legend_handles(network, run), loc="outside right upper", fontsize=7)
     fig.text(0.01, 0.005, style.ATTRIBUTION, fontsize=5.5, wrap=True, color="#333")
     target = Path(path)
     with atomic_file(target) as tmp:
@@ -82,20 +89,33 @@ def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
 
 
 def _draw_run(ax: Axes, run: RunFiles, network: RefugeNetwork) -> None:
-    """Each agent's whole track, coloured by role, and the events as dots."""
-    points = run.trajectories.to_crs(network.crs).sort_values("t")
-    for _, track in points.groupby("agent_id"):
-        role = str(track["role"].iloc[0])
-        ax.plot(track.geometry.x, track.geometry.y, lw=1.2, color=style.role_color(role), zorder=5)
-    events = run.events
-    if len(events):
-        x, y = to_metric(events["lon"].to_numpy(), events["lat"].to_numpy())
-        colors = [style.event_color(str(kind)) for kind in events["kind"]]
-        ax.scatter(x, y, s=18, c=colors, edgecolors="black", linewidths=0.4, zorder=6)
+    """The flight's tracks, light and coloured by role, and the events by category (thinned)."""
+    points = run.flight.to_crs(network.crs).sort_values(["agent_id", "t"])
+    for role, tracks in points.groupby("role", sort=True):
+        if role == "escort":  # he walks with his manslayer: the same track
+            continue
+        lines = [
+            shapely.get_coordinates(track.geometry.to_numpy())
+            for _, track in tracks.groupby("agent_id", sort=False)
+        ]
+        ax.add_collection(
+            LineCollection(lines, colors=style.role_color(str(role)), lw=0.6, alpha=0.35, zorder=5)
+        )
+    for category, events in run.event_groups():
+        shown = events.iloc[:: _thinning(len(events))]
+        x, y = to_metric(shown["lon"].to_numpy(), shown["lat"].to_numpy())
+        color = style.category_color(category)
+        ax.scatter(x, y, s=12, color=color, edgecolors="black", linewidths=0.3, zorder=6)
+
+
+def _thinning(count: int) -> int:
+    """Draw 1 in this many of `count` events of a category: at most `EVENTS_SHOWN` of each."""
+    return max(1, math.ceil(count / EVENTS_SHOWN))
 
 
 def _legend_handles(network: RefugeNetwork, run: RunFiles | None) -> list[Line2D | Patch]:
-    """What the picture shows: cities by side, zones, roads, water; tracks and events."""
+    """What the picture shows: cities by side, zones, roads, water; tracks and event categories
+    (with their counts, and how many of them are drawn)."""
     zone = style.ZONE_STYLES[str(network.options["techum"])]
     handles: list[Line2D | Patch] = [
         _dot(style.SIDE_COLORS["west"], "city of refuge, west of the Jordan"),
@@ -105,10 +125,15 @@ def _legend_handles(network: RefugeNetwork, run: RunFiles | None) -> list[Line2D
         Line2D([], [], color=style.WATER, label="Jordan, lakes, coast"),
     ]
     if run is not None:
-        roles = sorted(run.trajectories["role"].unique())
-        handles += [Line2D([], [], color=style.role_color(r), label=f"track: {r}") for r in roles]
-        kinds = sorted(run.events["kind"].unique())
-        handles += [_dot(style.event_color(k), str(k).replace("_", " ")) for k in kinds]
+        roles = sorted(set(run.flight["role"].unique()) - {"escort"})
+        handles += [
+            Line2D([], [], color=style.role_color(r), label=f"flight track: {r}") for r in roles
+        ]
+        for category, events in run.event_groups():
+            every = _thinning(len(events))
+            shown = f", 1 in {every} drawn" if every > 1 else ""
+            label = f"{style.category_label(category)} ({len(events):,}{shown})"
+            handles.append(_dot(style.category_color(category), label))
     return handles
 
 

@@ -1,0 +1,55 @@
+"""Many circle markers as one toggleable layer: compact data, drawn by one loop in the page."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from folium.map import Layer
+from jinja2 import Template
+
+from refuge_map.render._html import script_json
+
+#: (lat, lon, popup HTML, tooltip HTML) of one marker; both texts already escaped.
+Marker = tuple[float, float, str, str]
+
+
+class MarkerLayer(Layer):
+    """Circle markers of one style, each with its popup and tooltip, in the layer control.
+
+    A folium `CircleMarker` per event writes a dozen lines of script each; this writes one
+    array and one loop, so that thousands of events stay light.
+
+    Parameters
+    ----------
+    markers
+        One `Marker` per circle (popup and tooltip escaped by the caller).
+    style
+        Leaflet path options of every circle (radius, colours, ``className``).
+    name
+        The layer's name in the layer control.
+    show
+        Whether the layer is switched on when the page opens.
+    """
+
+    _template = Template(
+        """
+        {% macro script(this, kwargs) %}
+        var {{ this.get_name() }} = L.featureGroup(
+            {{ this.markers }}.map(function (m) {
+                return L.circleMarker([m[0], m[1]], {{ this.style }})
+                    .bindPopup(m[2], {maxWidth: 380})
+                    .bindTooltip(m[3]);
+            })
+        );
+        {% endmacro %}
+        """
+    )
+
+    def __init__(
+        self, markers: Sequence[Marker], *, style: dict[str, Any], name: str, show: bool
+    ) -> None:
+        super().__init__(name=name, overlay=True, control=True, show=show)
+        self._name = "MarkerLayer"
+        self.markers = script_json([list(m) for m in markers])
+        self.style = script_json(style)
