@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+import shapely
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS, CITY_IDS
@@ -187,11 +188,16 @@ class _Pursuit:
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
         self.city = np.full(n, -1)
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
+        # metres run (`run_m`) below which he cannot have come into any zone since last asked
+        self.clear_until = np.full(n, -np.inf)
+        self.zone_bounds = shapely.bounds(world.network.asylum.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
         flags = (np.zeros(n, dtype=bool) for _ in range(6))
         self.captured, self.deterred, self.in_tree, self.waiting, self.set_out, self.at_gate = flags
         self.chase_always = strategy == "chase"
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
+        # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
+        self.arrival_rule = np.where(False, self.tree_rule, EVENT_KINDS["arrival"][0])
         self.log = StepLog()
         self.log.event(
             "flight_start", np.ones(n, bool), FUGITIVE, world.t0_s, 0, world.place, self.heading
@@ -222,16 +228,18 @@ class _Pursuit:
         self.fug.place(self.graph, np.flatnonzero(moved), self.fxy)
         climbs = reached & world.has_tree & ~self.in_tree
         self.in_tree |= climbs
+        self.arrival_rule[climbs] = self.tree_rule[climbs]
         self.fxy[climbs] = world.trunk[climbs]
         log.event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-        # The predicate depends only on his position, tree and year: ask it again only where
-        # one of them changed since it last answered (the others' answer stands).
-        self._ask_asylum(in_flight & (moved | climbs | ~self.asked))
+        # The predicate depends only on his position, tree and year, and in flight he is in no
+        # zone (else he arrived): ask it only where one of them changed since it last answered,
+        # and of those who moved only who may have run as far as a zone's bounding box.
+        may_enter = moved & (self.fug.run_m >= self.clear_until)
+        self._ask_asylum(in_flight & (climbs | ~self.asked | may_enter))
         arrive = in_flight & (self.city >= 0)
         if arrive.any():
-            rule = np.where(self.in_tree, self.tree_rule, EVENT_KINDS["arrival"][0])
             city = CITY_NAMES[self.city]
-            log.event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, rule)
+            log.event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
             self.f_end[arrive] = step
         stranded = reached & ~world.has_tree & (self.city < 0) & ~self.waiting
         self.waiting |= stranded
@@ -255,6 +263,18 @@ class _Pursuit:
             t=world.year[ask],
         )[0]
         self.asked[ask] = True
+        # He moves at most as far as he runs: until he has run his distance to the nearest
+        # zone's box (less a metre for rounding) the zones cannot hold him.
+        self.clear_until[ask] = self.fug.run_m[ask] + self._clearance(ask) - 1.0
+
+    def _clearance(self, rows: Ints) -> Floats:
+        """Straight-line distance (metres) from fugitives to the nearest zone's bounding box,
+        0 inside one."""
+        x, y = self.fxy[rows, 0, None], self.fxy[rows, 1, None]
+        left, bottom, right, top = self.zone_bounds.T
+        dx = np.maximum(np.maximum(left - x, x - right), 0.0)
+        dy = np.maximum(np.maximum(bottom - y, y - top), 0.0)
+        return np.hypot(dx, dy).min(axis=1)
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues (Deuteronomy 19:6); escorts may turn him back (Makkot 2:5)."""

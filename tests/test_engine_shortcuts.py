@@ -1,0 +1,49 @@
+"""The engine's shortcuts change no result: the asylum predicate asked only where a fugitive
+may have come into a zone, and road positions interpolated without a search when every edge
+is one segment. Each run is compared with one that takes neither shortcut."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from refuge_map.simulation import load_scenario
+from refuge_map.simulation._setup import build_world
+from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, run_flight
+
+SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
+
+
+def flight(name: str, *, shortcuts: bool) -> Flight:
+    scenario = load_scenario(SCENARIOS / f"{name}.yaml")
+    world = build_world(scenario, scenario.seed)
+    if not shortcuts:
+        world = dataclasses.replace(world, graph=dataclasses.replace(world.graph, _straight=False))
+    return run_flight(
+        world,
+        dt_s=scenario.dt_s,
+        horizon_s=scenario.horizon_h * 3600.0,
+        strategy=scenario.avenger.strategy,
+        capture_m=scenario.avenger.capture_m,
+        record_every=scenario.output.record_every_steps,
+    )
+
+
+@pytest.mark.parametrize("name", ["default", "bough_at_boundary", "before_joshua", "intercept"])
+def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast = flight(name, shortcuts=True)
+    ask = _Pursuit._ask_asylum
+    # the reference asks about every fugitive still running, at every step
+    monkeypatch.setattr(
+        _Pursuit, "_ask_asylum", lambda self, rows: ask(self, rows | (self.f_end == NEVER))
+    )
+    slow = flight(name, shortcuts=False)
+    pd.testing.assert_frame_equal(fast.events, slow.events)
+    pd.testing.assert_frame_equal(fast.outcomes, slow.outcomes)
+    assert fast.tracks.keys() == slow.tracks.keys()
+    for key, column in fast.tracks.items():
+        np.testing.assert_array_equal(column, slow.tracks[key], err_msg=key)
