@@ -9,10 +9,15 @@ from typing import Any
 
 import pytest
 import yaml
+from rich.console import Console
 
+from refuge_map.simulation.exile import OUTCOMES as EXILE_OUTCOMES
 from refuge_map.simulation.io import RUN_FILES
+from refuge_map.simulation.report import exile_table
 
-TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
+SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
+TINY = SCENARIOS / "tiny.yaml"
+EXILE = SCENARIOS / "exile_whole_life.yaml"
 
 
 def test_run_writes_files_and_prints_summary(run_cli: Callable[..., Any], tmp_path: Path) -> None:
@@ -22,6 +27,48 @@ def test_run_writes_files_and_prints_summary(run_cli: Callable[..., Any], tmp_pa
     assert "tiny" in result.out and "capture" in result.out
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["seed"] == 5 and summary["run_id"].endswith("-s5")
+
+
+def test_run_without_exile_prints_no_exile_table(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    result = run_cli("run", TINY, "--out", tmp_path / "out")
+    assert result.code == 0, result.err
+    assert "Flight and pursuit" in result.out and "Trial, exile and release" not in result.out
+
+
+def test_run_with_exile_prints_the_exile_table(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    result = run_cli("run", EXILE, "--out", tmp_path / "out")
+    assert result.code == 0, result.err
+    exile = json.loads((tmp_path / "out" / "summary.json").read_text())["exile"]
+    assert "Trial, exile and release" in result.out
+    text = " ".join(result.out.split())
+    row = " ".join(["│ released", *(f"│ {n}" for n in _column_counts(exile, "released"))])
+    assert row in text
+    assert f"rent: {exile['rent']['stays']} stays" in text
+    assert f"median years in exile: all {exile['years_in_exile']['all_exiles']['p50']:.2f}" in text
+    assert "life exiles:" in text and "office:" in text
+
+
+def _column_counts(exile: dict[str, Any], outcome: str) -> list[int]:
+    """The exile table's counts of `outcome`: per city fled to, then all."""
+    return [counts[outcome] for counts in exile["by_city"].values()] + [exile["outcomes"][outcome]]
+
+
+def test_exile_table_of_a_summary() -> None:
+    summary = {
+        "outcomes": dict.fromkeys(EXILE_OUTCOMES, 0) | {"released": 2},
+        "by_city": {"hebron": {"released": 2}},
+        "life_exiles": {"killed_high_priest": 1},
+        "years_in_exile": {"all_exiles": None, "released": {"p50": 4.5}},
+        "rent": {"stays": 0, "total": 0.0},
+        "office": {"held": 0, "restored": 0},
+    }
+    console = Console(width=120, record=True)
+    console.print(exile_table(summary))
+    text = " ".join(console.export_text().split())
+    assert "hebron" in text and "median years in exile: all -, released 4.50" in text
+    assert "caught in flight" in text
 
 
 def test_schema_and_check(run_cli: Callable[..., Any]) -> None:

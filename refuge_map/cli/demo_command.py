@@ -18,7 +18,7 @@ from refuge_map.render import network_map, save_map
 from refuge_map.render.run_layers import read_run_files
 from refuge_map.render.static import static_map
 from refuge_map.simulation import load_scenario, simulate, write_run
-from refuge_map.simulation.report import summary_table
+from refuge_map.simulation.report import report_tables
 
 console = Console()
 
@@ -41,7 +41,8 @@ def demo(
     console.print(_cities_table(network.summary()))
     run = simulate(chosen)
     written += write_run(run, out / "run")
-    console.print(summary_table(run.summary))
+    for table in report_tables(run.summary):
+        console.print(table)
     run_files = read_run_files(out / "run")
     fmap = network_map(network, run=run_files)
     written.append(save_map(fmap, out / "map.html", self_contained=True))

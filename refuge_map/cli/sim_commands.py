@@ -18,7 +18,7 @@ from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
 from refuge_map.simulation import load_scenario, scenario_schema, simulate, write_run
 from refuge_map.simulation.engine import Progress as ProgressCallback
-from refuge_map.simulation.report import summary_table
+from refuge_map.simulation.report import report_tables
 from refuge_map.simulation.scenario import Scenario
 
 console = Console()
@@ -70,7 +70,8 @@ def run_command(
     except GeoError as err:
         raise RefugeError(str(err), source=str(scenario_file)) from None
     written = write_run(run, out)
-    console.print(summary_table(run.summary))
+    for table in report_tables(run.summary):
+        console.print(table)
     console.print(f"wrote {len(written)} files to {out}")
 
 

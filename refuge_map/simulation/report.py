@@ -1,4 +1,4 @@
-"""The short summary table of a run, for terminals (rich) and for anyone who reuses it."""
+"""The short summary tables of a run, for terminals (rich) and for anyone who reuses them."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
+from refuge_map.simulation.exile import OUTCOMES as EXILE_OUTCOMES
 from refuge_map.simulation.run import OUTCOMES
 
 
@@ -33,3 +34,50 @@ def summary_table(summary: dict[str, Any]) -> Table:
             end_section=name == blocks[-2][0] if len(blocks) > 1 else False,
         )
     return table
+
+
+def exile_table(exile: dict[str, Any]) -> Table:
+    """The whole life of the manslayers (``summary["exile"]``): one row per outcome, one column
+    per city they fled to and one for all; under it, life exiles by reason, median years in
+    exile, rent paid to the Levites (Mishnah Makkot 2:8) and office."""
+    table = Table(
+        title="Trial, exile and release", caption=_exile_caption(exile), caption_justify="left"
+    )
+    columns = [*exile["by_city"].items(), ("all", exile["outcomes"])]
+    table.add_column("outcome / fled to")
+    for name, _ in columns:
+        table.add_column(name, justify="right")
+    for outcome in EXILE_OUTCOMES:
+        table.add_row(
+            outcome.replace("_", " "), *(str(counts.get(outcome, 0)) for _, counts in columns)
+        )
+    return table
+
+
+def _exile_caption(exile: dict[str, Any]) -> str:
+    """Life exiles by reason, median years in exile, rent and office, one line each."""
+    reasons = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in exile["life_exiles"].items())
+    years = exile["years_in_exile"]
+    rent, office = exile["rent"], exile["office"]
+    return "\n".join(
+        [
+            f"life exiles: {sum(exile['life_exiles'].values())} ({reasons})",
+            f"median years in exile: all {_median(years['all_exiles'])}, "
+            f"released {_median(years['released'])}",
+            f"rent: {rent['stays']} stays, {rent['total']:,.2f} in all",
+            f"office: {office['held']} held one, {office['restored']} restored",
+        ]
+    )
+
+
+def _median(years: dict[str, Any] | None) -> str:
+    return "-" if years is None else f"{years['p50']:.2f}"
+
+
+def report_tables(summary: dict[str, Any]) -> list[Table]:
+    """The tables `refuge run` and `refuge demo` print: the flight's, and the exile's when the
+    run has one."""
+    tables = [summary_table(summary)]
+    if summary.get("exile"):
+        tables.append(exile_table(summary["exile"]))
+    return tables
