@@ -7,6 +7,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import pandas as pd
@@ -30,7 +31,9 @@ from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simul
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
 TEMPLATE_PAYLOAD = "`${alert(2)}`\\u"
-TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+TINY = SCENARIOS / "tiny.yaml"
+BOUGH = SCENARIOS / "bough_at_boundary.yaml"
 
 
 def simulate_tiny(folder: Path) -> Path:
@@ -278,6 +281,26 @@ def test_trees_of_a_scenario_are_drawn(network, tmp_path):
     page = render_html(network_map(network, run=read_run_files(run)), self_contained=False)
     assert '"Trees of the scenario"' in page and page.count('"refuge-tree"') == 2
     assert "in the boughs" in page and "it all follows the boughs" in page
+
+
+def test_trees_of_the_bough_scenario_are_written_and_drawn(network, tmp_path):
+    scenario = load_scenario(BOUGH)
+    folder = tmp_path / "bough"
+    write_run(simulate(scenario), folder)
+    trees = read_run_files(folder).summary["trees"]
+    assert [tree["incident"] for tree in trees] == [0, 1, 2]
+    for tree, incident in zip(trees, scenario.incidents, strict=True):
+        assert tree["trunk"] == pytest.approx(_lonlat(incident.tree.trunk), abs=1e-6)
+        assert tree["bough"] == pytest.approx(_lonlat(incident.tree.bough), abs=1e-6)
+    assert [tree["at_trunk"] for tree in trees] == [False, False, True]
+    page = render_html(network_map(network, run=folder), self_contained=False)
+    assert page.count('"refuge-tree"') == 6 and page.count("in the boughs") == 4
+    assert page.count("at the trunk") == 2
+
+
+def _lonlat(place: Any) -> list[float]:
+    """A scenario's [lon, lat] place (the bough scenario gives its trees as coordinates)."""
+    return [place.lon, place.lat]
 
 
 def test_a_run_without_trees_has_no_tree_layer(run_page):

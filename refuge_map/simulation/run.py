@@ -17,6 +17,7 @@ from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
+    from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
     from refuge_map.simulation.exile import ExileLife
 
@@ -70,7 +71,8 @@ class Run:
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
     summary
-        JSON-ready: outcomes, time to asylum, distance run, overall and by city.
+        JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``trees``
+        (`trees_of`) when the scenario has trees; ``exile`` with an exile.
     opinions
         The opinions and options used (cubit, techum, bough opinion, designation, year; the
         exile's under ``exile``).
@@ -150,6 +152,8 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
     tracks = _trajectories(flight, life, scenario, run_id, seed)
     summary = summarize(flight.outcomes, events)
     opinions = opinions_of(scenario, flight)
+    if flight.world.has_tree.any():
+        summary["trees"] = trees_of(flight.world)
     if life is not None:
         opinions["exile"] = life.opinions
         summary["exile"] = summarize_exile(life)
@@ -162,6 +166,24 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
     }
     tables = () if life is None else _tables(life, run_id, seed)
     return Run(scenario, seed, run_id, events, tracks, summary, opinions, *tables)
+
+
+def trees_of(world: World) -> list[dict[str, Any]]:
+    """The trees the manslayers run for (Mishnah Makkot 2:7): per incident with a tree, its
+    ``trunk`` and ``bough`` as WGS84 ``[lon, lat]`` (as the engine resolved them) and whether
+    he stands ``at_trunk``."""
+    idx = np.flatnonzero(world.has_tree)
+    trunk = np.column_stack(to_lonlat(world.trunk[idx, 0], world.trunk[idx, 1])).round(6)
+    bough = np.column_stack(to_lonlat(world.bough[idx, 0], world.bough[idx, 1])).round(6)
+    return [
+        {
+            "incident": int(i),
+            "trunk": trunk[k].tolist(),
+            "bough": bough[k].tolist(),
+            "at_trunk": bool(world.at_trunk[i]),
+        }
+        for k, i in enumerate(idx)
+    ]
 
 
 def _tables(life: ExileLife, run_id: str, seed: int) -> tuple[pd.DataFrame, ...]:
