@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from os import PathLike
-from typing import Any
+from typing import Any, ClassVar
 
 import geopandas as gpd
 import networkx as nx
@@ -425,6 +425,59 @@ class _Flood:
     city: NDArray[np.str_]
 
 
+@dataclass(frozen=True)
+class _Segments:
+    """The roads' straight segments as arrays, for snapping by brute force when they are few.
+
+    Projecting every position onto every segment in numpy needs no shapely point per position
+    and is about ten times faster than the STRtree for a network of some dozens of segments
+    (the shipped one has 57); past `MAX` segments the STRtree wins.
+    """
+
+    MAX: ClassVar[int] = 4096
+    CHUNK: ClassVar[int] = 2048  # positions per block: bounds the (block x segments) temporaries
+
+    start: NDArray[np.float64]  # (n, 2) first point of each segment
+    delta: NDArray[np.float64]  # (n, 2) segment vector
+    edge: NDArray[np.intp]  # edge index of each segment
+    before_m: NDArray[np.float64]  # length of the edge before the segment starts
+
+    @classmethod
+    def of(cls, edge_geometries: NDArray[Any]) -> _Segments:
+        coords, owner = shapely.get_coordinates(edge_geometries, return_index=True)
+        inner = owner[1:] == owner[:-1]
+        start, edge = coords[:-1][inner], owner[:-1][inner].astype(np.intp)
+        delta = coords[1:][inner] - start
+        length = np.hypot(delta[:, 0], delta[:, 1])
+        before = np.cumsum(length) - length
+        before -= before[np.searchsorted(edge, edge)]  # restart the count at each edge
+        return cls(start, delta, edge, before)
+
+    @property
+    def few(self) -> bool:
+        return 0 < len(self.edge) <= self.MAX
+
+    def nearest(
+        self, x: NDArray[np.float64], y: NDArray[np.float64]
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
+        """Edge, distance along it and off-road distance of the nearest point on any segment."""
+        ax, ay = self.start[:, 0], self.start[:, 1]
+        dx, dy = self.delta[:, 0], self.delta[:, 1]
+        squared = dx * dx + dy * dy
+        inverse = np.divide(1.0, squared, out=np.zeros_like(squared), where=squared > 0)
+        best = np.empty(len(x), dtype=np.intp)
+        for first in range(0, len(x), self.CHUNK):
+            block = slice(first, first + self.CHUNK)
+            rx, ry = x[block, None] - ax, y[block, None] - ay
+            t = np.clip((rx * dx + ry * dy) * inverse, 0.0, 1.0)
+            best[block] = ((rx - t * dx) ** 2 + (ry - t * dy) ** 2).argmin(axis=1)
+        rx, ry = x - ax[best], y - ay[best]
+        t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
+        offroad = np.hypot(rx - t * dx[best], ry - t * dy[best])
+        along = self.before_m[best] + t * np.sqrt(squared[best])
+        return self.edge[best], along, offroad
+
+
 class RoadRouter:
     """Fast queries on a road graph: snapping, distance to the nearest gate, routes.
 
@@ -464,6 +517,7 @@ class RoadRouter:
         self.edge_length_m = shapely.length(self.edge_geometries)
         self.matrix = self._adjacency()
         self._tree = shapely.STRtree(self.edge_geometries)
+        self._segments = _Segments.of(self.edge_geometries)
         self._edge_of_pair = self._shortest_edge_of_pair()
         self._floods: dict[tuple[str, ...], _Flood] = {}
 
@@ -512,6 +566,9 @@ class RoadRouter:
         px, py = (np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in np.broadcast_arrays(x, y))
         check_finite(px, "x")
         check_finite(py, "y")
+        if self._segments.few:
+            edge, along, offroad = self._segments.nearest(px, py)
+            return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad)
         points = shapely.points(px, py)
         (which, hit), dist = self._tree.query_nearest(
             points, return_distance=True, all_matches=False

@@ -62,7 +62,7 @@ from scipy.sparse.csgraph import dijkstra
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork, load_network
-from geo.roads import RoadRouter, Snap
+from geo.roads import Snap
 from refuge_map._atomic import atomic_file
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
@@ -96,12 +96,6 @@ METHOD = (
 )
 
 _CHUNK_CELLS = 8192
-
-#: Road networks of at most this many straight segments are snapped by brute force.
-_SNAP_MAX_SEGMENTS = 4096
-
-#: Cells per block of the brute-force snap (a block of cells x segments stays in cache).
-_SNAP_CHUNK_CELLS = 2048
 
 #: Points of the delay's distribution function sampled to bound its second derivative.
 _CDF_SAMPLES = 8193
@@ -285,7 +279,7 @@ def way_to_asylum(
     dist, _, source = dijkstra(
         router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
     )
-    snap = _snap(router, x, y)
+    snap = router.snap(x, y)
     road, end = _road_via_nearer_end(snap, router.edge_length_m, dist)
     offroad = snap.offroad_m.copy()
     city = np.where(source[end] >= 0, router.node_gate[np.maximum(source[end], 0)], "")
@@ -294,53 +288,6 @@ def way_to_asylum(
     offroad[inside], road[inside] = 0.0, 0.0
     city[inside] = np.asarray(network.city_ids)[zone[inside]]
     return offroad, road, city
-
-
-def _snap(router: RoadRouter, x: Floats, y: Floats) -> Snap:
-    """`RoadRouter.snap`, by brute force over the roads' straight segments when they are few.
-
-    The same nearest point (to rounding; among equally near edges, those meeting at a node, any
-    may be taken and they lead to the same way), without building a shapely point per position:
-    for the shipped network (57 segments) it is about ten times faster than the STRtree.
-    """
-    x, y = (np.atleast_1d(np.asarray(a, dtype=np.float64)) for a in np.broadcast_arrays(x, y))
-    coords, owner = shapely.get_coordinates(router.edge_geometries, return_index=True)
-    inner = owner[1:] == owner[:-1]
-    start, edge_of = coords[:-1][inner], owner[:-1][inner]
-    delta = coords[1:][inner] - start
-    if (
-        not 0 < len(edge_of) <= _SNAP_MAX_SEGMENTS
-        or not np.all(np.diff(owner) >= 0)
-        or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y)))
-    ):
-        return router.snap(x, y)
-    ax, ay, dx, dy = start[:, 0], start[:, 1], delta[:, 0], delta[:, 1]
-    length = np.hypot(dx, dy)
-    squared = dx * dx + dy * dy
-    inverse = np.divide(1.0, squared, out=np.zeros_like(squared), where=squared > 0)
-    before = np.cumsum(length) - length
-    before -= before[np.searchsorted(edge_of, edge_of)]  # length of the edge before the segment
-    best = np.empty(len(x), dtype=np.intp)
-    for first in range(0, len(x), _SNAP_CHUNK_CELLS):
-        cells = slice(first, first + _SNAP_CHUNK_CELLS)
-        rx, ry = x[cells, None] - ax, y[cells, None] - ay
-        t = rx * dx
-        t += ry * dy
-        t *= inverse
-        np.clip(t, 0.0, 1.0, out=t)
-        ex, ey = t * dx, t * dy
-        np.subtract(rx, ex, out=ex)
-        np.subtract(ry, ey, out=ey)
-        ex *= ex
-        ey *= ey
-        ex += ey
-        best[cells] = ex.argmin(axis=1)
-    rx, ry = x - ax[best], y - ay[best]
-    t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
-    offroad = np.hypot(rx - t * dx[best], ry - t * dy[best])
-    edge = edge_of[best].astype(np.intp)
-    along = before[best] + t * length[best]
-    return Snap(edge, router.edge_u[edge], router.edge_v[edge], along, offroad)
 
 
 def _road_via_nearer_end(

@@ -10,14 +10,12 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import pytest
-import shapely
 
 from geo import MOSES_THEN_JOSHUA, RefugeNetwork, load_network, to_metric
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.coverage import (
     TABLE_TOLERANCE,
     CoverageField,
-    _snap,
     _Speeds,
     coverage_field,
     coverage_layer,
@@ -63,17 +61,6 @@ def test_the_way_is_the_routers_distance(network: RefugeNetwork, coarse: Coverag
     reach = network.distance_to_asylum(lon, lat)
     np.testing.assert_allclose(coarse.offroad_m + coarse.road_m, reach.dist_m, rtol=1e-9)
     assert (coarse.city == np.asarray(reach.city, dtype=str)).mean() > 0.999  # ties may differ
-
-
-def test_the_snap_is_the_routers(network: RefugeNetwork) -> None:
-    grid = land_grid(network, cell_m=1_000.0)
-    router = network.router
-    fast, slow = _snap(router, grid.x, grid.y), router.snap(grid.x, grid.y)
-    np.testing.assert_allclose(fast.offroad_m, slow.offroad_m, rtol=1e-9, atol=1e-6)
-    # equally near edges meet at a node: the point, hence the way, is the same
-    snapped = shapely.line_interpolate_point(router.edge_geometries[fast.edge], fast.along_m)
-    expected = shapely.line_interpolate_point(router.edge_geometries[slow.edge], slow.along_m)
-    assert shapely.distance(snapped, expected).max() < 1e-6
 
 
 @pytest.mark.parametrize(

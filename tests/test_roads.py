@@ -350,3 +350,22 @@ def test_shipped_legs_have_source_and_licence(
         assert not frame["source"].str.contains("DARMC", case=False).any()
     assert set(roads["from"]) | set(roads["to"]) <= set(waypoints.index)
     assert roads["schematic"].all()
+
+
+def test_brute_force_snap_agrees_with_the_strtree(monkeypatch: pytest.MonkeyPatch) -> None:
+    from geo import load_network
+    from geo.roads import _Segments
+
+    router = load_network().router
+    rng = np.random.default_rng(3)
+    x = rng.uniform(router.node_x.min() - 5e3, router.node_x.max() + 5e3, 5000)
+    y = rng.uniform(router.node_y.min() - 5e3, router.node_y.max() + 5e3, 5000)
+    assert router._segments.few
+    fast = router.snap(x, y)
+    monkeypatch.setattr(_Segments, "MAX", 0)  # force the STRtree
+    slow = router.snap(x, y)
+    np.testing.assert_allclose(fast.offroad_m, slow.offroad_m, rtol=1e-9, atol=1e-6)
+    # equally near edges meet at a node: the snapped point is the same either way
+    at_fast = shapely.line_interpolate_point(router.edge_geometries[fast.edge], fast.along_m)
+    at_slow = shapely.line_interpolate_point(router.edge_geometries[slow.edge], slow.along_m)
+    assert shapely.distance(at_fast, at_slow).max() < 1e-6
