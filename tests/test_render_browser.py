@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_render import PAYLOAD, simulate_tiny
+from test_render import PAYLOAD, poison, simulate_tiny
 
 from geo import RefugeNetwork
 from refuge_map.render import network_map, save_map
@@ -139,5 +139,20 @@ def test_hostile_names_show_as_text_and_run_nothing(browser, network: RefugeNetw
     assert PAYLOAD in page.inner_text(".refuge-city >> nth=0")
     page.locator(".refuge-city").first.click()
     assert PAYLOAD in page.inner_text(".leaflet-popup-content")
+    assert page.locator("img[src='x']").count() == 0
+    assert_offline_and_clean(seen)
+
+
+def test_event_popups_cite_the_rule_and_show_hostile_text_as_text(
+    browser, network: RefugeNetwork, tmp_path
+):
+    run = poison(simulate_tiny(tmp_path / "run"), PAYLOAD)
+    path = save_map(network_map(network, run=run), tmp_path / "run.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    page.locator("path.refuge-event-refuge").first.dispatch_event("click")  # under a city
+    popup = page.inner_text(".leaflet-popup-content")
+    assert popup.startswith("arrival") and "rule" in popup and "source" in popup
+    assert "Numbers 35:11-12" in popup and PAYLOAD in popup
     assert page.locator("img[src='x']").count() == 0
     assert_offline_and_clean(seen)

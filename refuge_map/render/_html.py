@@ -41,15 +41,22 @@ def popup_table(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = 
 
     Labels and values are escaped here; rows with a missing value are left out.
     """
+    return "".join(popup_parts(title, rows, title_he=title_he))
+
+
+def popup_parts(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = None) -> list[str]:
+    """`popup_table` in pieces that join to it: the opening with the title, one piece per row,
+    the closing. Many popups share pieces (a rule, a citation), so a layer can store each once.
+    """
     head = f"<b>{esc(title)}</b>"
     if not is_missing(title_he):
         head += f' <span dir="rtl" lang="he">{esc(title_he)}</span>'
-    cells = "".join(
+    cells = [
         f"<tr><th>{esc(label)}</th><td>{esc(value)}</td></tr>"
         for label, value in rows
         if not is_missing(value)
-    )
-    return f'<div class="refuge-popup">{head}<table>{cells}</table></div>'
+    ]
+    return [f'<div class="refuge-popup">{head}<table>', *cells, "</table></div>"]
 
 
 def hours(seconds: float) -> str:

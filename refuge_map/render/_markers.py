@@ -10,20 +10,21 @@ from jinja2 import Template
 
 from refuge_map.render._html import script_json
 
-#: (lat, lon, popup HTML, tooltip HTML) of one marker; both texts already escaped.
-Marker = tuple[float, float, str, str]
+#: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
+Marker = tuple[float, float, Sequence[str], str]
 
 
 class MarkerLayer(Layer):
     """Circle markers of one style, each with its popup and tooltip, in the layer control.
 
     A folium `CircleMarker` per event writes a dozen lines of script each; this writes one
-    array and one loop, so that thousands of events stay light.
+    array and one loop, and every distinct piece of text once (a popup is its pieces joined,
+    see `popup_parts`), so that thousands of events stay light.
 
     Parameters
     ----------
     markers
-        One `Marker` per circle (popup and tooltip escaped by the caller).
+        One `Marker` per circle (popup pieces and tooltip escaped by the caller).
     style
         Leaflet path options of every circle (radius, colours, ``className``).
     name
@@ -35,13 +36,14 @@ class MarkerLayer(Layer):
     _template = Template(
         """
         {% macro script(this, kwargs) %}
-        var {{ this.get_name() }} = L.featureGroup(
-            {{ this.markers }}.map(function (m) {
+        var {{ this.get_name() }} = (function (texts, markers) {
+            function text(i) { return texts[i]; }
+            return L.featureGroup(markers.map(function (m) {
                 return L.circleMarker([m[0], m[1]], {{ this.style }})
-                    .bindPopup(m[2], {maxWidth: 380})
-                    .bindTooltip(m[3]);
-            })
-        );
+                    .bindPopup(m[2].map(text).join(""), {maxWidth: 380})
+                    .bindTooltip(texts[m[3]]);
+            }));
+        })({{ this.texts }}, {{ this.markers }});
         {% endmacro %}
         """
     )
@@ -51,5 +53,14 @@ class MarkerLayer(Layer):
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=show)
         self._name = "MarkerLayer"
-        self.markers = script_json([list(m) for m in markers])
+        texts: dict[str, int] = {}  # each distinct text once, by first appearance
+
+        def index(text: str) -> int:
+            return texts.setdefault(text, len(texts))
+
+        rows = [
+            [lat, lon, [index(t) for t in popup], index(tip)] for lat, lon, popup, tip in markers
+        ]
+        self.texts = script_json(list(texts))
+        self.markers = script_json(rows)
         self.style = script_json(style)

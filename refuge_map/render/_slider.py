@@ -104,7 +104,7 @@ class TimeSlider(JSCSSMixin, Layer):
 
 def slider_times(times: pd.Series, *, origin: pd.Timestamp) -> list[int]:
     """Times as the slider counts them: milliseconds after `origin`, plus one day."""
-    return [_BASE_MS + int(ms) for ms in (times - origin) // pd.Timedelta(milliseconds=1)]
+    return (_BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()
 
 
 def _ms(time: pd.Timestamp) -> int:

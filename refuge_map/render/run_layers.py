@@ -19,7 +19,7 @@ import shapely
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import esc, popup_table
+from refuge_map.render._html import esc, popup_parts, popup_table
 from refuge_map.render._markers import MarkerLayer
 from refuge_map.render._slider import TimeSlider, slider_times
 from refuge_map.render._style import (
@@ -220,50 +220,57 @@ def _role_style(role: str) -> dict[str, dict[str, Any]]:
 
 
 def _track_features(
-    trajectories: gpd.GeoDataFrame, *, escorted: set[int], origin: pd.Timestamp
+    tracks: gpd.GeoDataFrame, *, escorted: set[int], origin: pd.Timestamp
 ) -> Iterator[dict[str, Any]]:
-    """One timestamped LineString per agent; its last point marks the agent."""
-    for agent_id, track in trajectories.groupby("agent_id", sort=True):
-        first = track.iloc[0]
-        role = str(first["role"])
+    """One timestamped LineString per agent (`tracks` sorted by agent and time); its last
+    point marks the agent."""
+    codes, agents = pd.factorize(tracks["agent_id"])
+    cuts = np.flatnonzero(np.diff(codes)) + 1
+    coords = np.split(np.round(shapely.get_coordinates(tracks.geometry.to_numpy()), 5), cuts)
+    times = np.split(np.asarray(slider_times(tracks["t"], origin=origin)), cuts)
+    agent_rows = _agents(tracks).loc[agents].itertuples()
+    for agent, xy, ms in zip(agent_rows, coords, times, strict=True):
+        escorts = agent.role == "fugitive" and int(agent.incident) in escorted
         popup = popup_table(
-            f"{role} {agent_id}",
+            f"{agent.role} {agent.Index}",
             [
-                ("incident", first["incident"]),
-                ("run", first["run_id"]),
-                ("seed", first["seed"]),
-                ("start", track["t"].iloc[0]),
-                ("end of flight", track["t"].iloc[-1]),
-                ("reached", _last_city(track)),
-                ("captured", "yes" if track["captured"].any() else "no"),
-                (
-                    "escorts",
-                    "two disciples of the Sages walk with him"
-                    if role == "fugitive" and int(first["incident"]) in escorted
-                    else None,
-                ),
+                ("incident", agent.incident),
+                ("start", agent.start),
+                ("end of flight", agent.end),
+                ("reached", agent.reached),
+                ("captured", "yes" if agent.captured else "no"),
+                ("escorts", "two disciples of the Sages walk with him" if escorts else None),
             ],
         )
         yield {
             "type": "Feature",
-            "geometry": {"type": "LineString", "coordinates": _lonlat(track.geometry)},
+            "geometry": {"type": "LineString", "coordinates": xy.tolist()},
             "properties": {
-                "times": slider_times(track["t"], origin=origin),
-                "role": role,
+                "times": ms.tolist(),
+                "role": str(agent.role),
                 "popup": popup,
-                "tooltip": esc(f"{role} {agent_id}"),
+                "tooltip": esc(f"{agent.role} {agent.Index}"),
             },
         }
 
 
-def _lonlat(points: gpd.GeoSeries) -> list[list[float]]:
-    """[lon, lat] of each point, to 1e-5 degree (about a metre): enough for the eye."""
-    return np.round(shapely.get_coordinates(points.to_numpy()), 5).tolist()
-
-
-def _last_city(track: pd.DataFrame) -> str:
-    cities = track.loc[track["city"].astype(str) != "", "city"]
-    return str(cities.iloc[-1]) if len(cities) else ""
+def _agents(tracks: pd.DataFrame) -> pd.DataFrame:
+    """Per agent id: role, incident, first and last time, the last city he was in ("" if
+    none), whether he was captured."""
+    city = tracks["city"].astype(str)
+    return (
+        tracks.assign(reached=city.where(city != ""))
+        .groupby("agent_id", sort=False)
+        .agg(
+            role=("role", "first"),
+            incident=("incident", "first"),
+            start=("t", "min"),
+            end=("t", "max"),
+            reached=("reached", "last"),
+            captured=("captured", "any"),
+        )
+        .fillna({"reached": ""})
+    )
 
 
 def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
@@ -275,7 +282,7 @@ def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
         (
             round(float(event.lat), 5),
             round(float(event.lon), 5),
-            popup_table(
+            popup_parts(
                 str(event.kind).replace("_", " "),
                 [
                     ("time", event.t),
