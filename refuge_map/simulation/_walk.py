@@ -173,28 +173,27 @@ class RoadGraph:
             if live.size == 0:
                 break
             e, pos, b, te, ts = edge[live], s[live], left[live], to_edge[live], to_s[live]
-            length = self.length[e]
-            from_u, from_v = self._from_nodes(self.edge_u[e], self.edge_v[e], te, ts)
-            via_u, via_v = pos + from_u, length - pos + from_v
+            eu, ev, rest = self.edge_u[e], self.edge_v[e], self.length[e] - pos
+            from_u, from_v = self._from_nodes(eu, ev, te, ts)
+            via_u, via_v = pos + from_u, rest + from_v
+            via = np.minimum(via_u, via_v)
             direct = np.where(e == te, np.abs(ts - pos), np.inf)
-            stuck = ~np.isfinite(np.minimum(direct, np.minimum(via_u, via_v)))
-            go_direct = direct <= np.minimum(via_u, via_v)
+            stuck = ~np.isfinite(np.minimum(direct, via))
+            go_direct = direct <= via
             # a tie (a walker standing on the node it just passed) goes on to the far end
             tie = np.abs(via_u - via_v) <= 1e-9 * (1.0 + np.abs(via_u))
-            toward_u = ~go_direct & np.where(tie, pos > length - pos, via_u < via_v)
-            gap = np.where(go_direct, direct, np.where(toward_u, pos, length - pos))
+            toward_u = ~go_direct & np.where(tie, pos > rest, via_u < via_v)
+            gap = np.where(go_direct, direct, np.where(toward_u, pos, rest))
             step = np.where(stuck, 0.0, np.minimum(b, gap))
             heading = np.where(go_direct, np.sign(ts - pos), np.where(toward_u, -1.0, 1.0))
             pos, b = pos + heading * step, b - step
             done = (step == gap) & ~stuck
             arrived = go_direct & done
             pos[arrived] = ts[arrived]
-            at_node = ~go_direct & done
-            e[at_node], pos[at_node] = self._next_edge(
-                np.where(toward_u, self.edge_u[e], self.edge_v[e])[at_node],
-                te[at_node],
-                ts[at_node],
-            )
+            at_node = np.flatnonzero(~go_direct & done)
+            if at_node.size:
+                node = np.where(toward_u[at_node], eu[at_node], ev[at_node])
+                e[at_node], pos[at_node] = self._next_edge(node, te[at_node], ts[at_node])
             edge[live], s[live], left[live] = e, pos, b
             reached[live[arrived]] = True
             live = live[(b > 0) & ~arrived & ~stuck]

@@ -183,7 +183,8 @@ class _Pursuit:
         )
         self.goal_edge = np.where(world.has_tree, tree_edge, self.graph.node_edge[target])
         self.goal_s = np.where(world.has_tree, tree_s, self.graph.node_s[target])
-        self.gate = _gates(world, self.fug, heading)
+        gate = _gates(world, self.fug, heading)
+        self.gate_edge, self.gate_s = self.graph.node_edge[gate], self.graph.node_s[gate]
         self.heading = np.where(world.has_tree, "tree", heading)
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
         self.city = np.full(n, -1)
@@ -286,12 +287,12 @@ class _Pursuit:
         log.event("avenger_sets_out", sets_out, AVENGER, world.setout_s, step, self.axy)
         tau = self._elapsed(pursuing, t, t_prev, world.setout_s)
         chasing = self.chase_always | self.at_gate
-        reached = self.ave.advance(
-            self.graph,
-            tau,
-            np.where(chasing, self.fug.edge, self.graph.node_edge[self.gate]),
-            np.where(chasing, self.fug.s, self.graph.node_s[self.gate]),
-        )
+        if self.chase_always:
+            to_edge, to_s = self.fug.edge, self.fug.s
+        else:
+            to_edge = np.where(chasing, self.fug.edge, self.gate_edge)
+            to_s = np.where(chasing, self.fug.s, self.gate_s)
+        reached = self.ave.advance(self.graph, tau, to_edge, to_s)
         self.at_gate |= reached & ~chasing
         moved = np.flatnonzero(tau > 0)
         self.ave.place(self.graph, moved, self.axy)
