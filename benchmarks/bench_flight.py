@@ -25,9 +25,10 @@ with the router. They differ only in the avenger:
 Counted: active agent-steps (a fugitive and his avenger count until the fugitive arrives or is
 killed) per second of the stepping loop only; building the agents and routes is not timed for
 any. The engine is timed over the hour's `STEPS`, the Mesa-Geo models over their first
-`MESA_STEPS`; agent-steps per second is a rate, so the rates compare. Peak memory: the traced
-peak of the engine's run (tracemalloc, a separate untimed pass) and the process's maximum
-resident size.
+`MESA_STEPS`; agent-steps per second is a rate, so the rates compare. Each rate is given by
+wall-clock time and, labelled "CPU", by this process's CPU time over the same loop (steadier when
+the machine is loaded). Peak memory: the traced peak of the engine's run (tracemalloc, a separate
+untimed pass) and the process's maximum resident size.
 
 Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/bench_flight.py``.
 """
@@ -76,20 +77,23 @@ def world(n_incidents: int) -> World:
     return build_world(scenario, seed=35)
 
 
-def bench_engine(w: World) -> float:
-    """Active agent-steps per second of the engine's stepping loop (steps 1..STEPS)."""
-    marks: list[float] = []
+def bench_engine(w: World) -> tuple[float, float]:
+    """Active agent-steps per second of the engine's stepping loop (steps 1..STEPS), by wall
+    clock and by CPU time."""
+    marks: list[tuple[float, float]] = []
     flight = run_flight(
         w,
         dt_s=DT_S,
         horizon_s=STEPS * DT_S,
         capture_m=CAPTURE_M,
         record_every=None,
-        progress=lambda step, n_steps: marks.append(time.perf_counter()),
+        progress=lambda step, n_steps: marks.append((time.perf_counter(), time.process_time())),
     )
     steps = len(marks) - 1
     end_step = (flight.outcomes["end_s"] / DT_S).fillna(steps).clip(upper=steps)
-    return 2 * float(end_step.sum()) / (marks[-1] - marks[0])
+    active = 2 * float(end_step.sum())
+    (wall0, cpu0), (wall1, cpu1) = marks[0], marks[-1]
+    return active / (wall1 - wall0), active / (cpu1 - cpu0)
 
 
 def engine_peak_mb(w: World) -> float:
@@ -252,17 +256,19 @@ class PursuitModel(mesa.Model):
         return coords
 
 
-def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> float:
-    """Active agent-steps per second of a Mesa-Geo model's stepping loop over `steps` steps."""
+def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, float]:
+    """Active agent-steps per second of a Mesa-Geo model's stepping loop over `steps` steps,
+    by wall clock and by CPU time."""
     model = PursuitModel(w, avenger)
     fugitives = list(model.agents_by_type[Fugitive])
-    active, seconds = 0, 0.0
+    active, seconds, cpu_seconds = 0, 0.0, 0.0
     for _ in range(steps):
         active += 2 * sum(not (f.in_asylum or f.captured) for f in fugitives)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         model.step()
         seconds += time.perf_counter() - start
-    return active / seconds
+        cpu_seconds += time.process_time() - cpu_start
+    return active / seconds, active / cpu_seconds
 
 
 # label and avenger class of each Mesa-Geo model
@@ -279,14 +285,18 @@ def main() -> None:
     print(f"engine: {STEPS} steps of {DT_S:.0f} s; Mesa-Geo: its first {MESA_STEPS} steps")
     for agents in SIZES:
         w = world(agents // 2)
-        engine = bench_engine(w)
+        engine, engine_cpu = bench_engine(w)
         peak = engine_peak_mb(w)
-        print(f"{agents:,} agents: engine {engine:,.0f} agent-steps/s, peak {peak:.1f} MB")
+        print(
+            f"{agents:,} agents: engine {engine:,.0f} agent-steps/s "
+            f"(CPU {engine_cpu:,.0f}), peak {peak:.1f} MB"
+        )
         for label, avenger in VARIANTS:
-            rate = bench_mesa(w, avenger, MESA_STEPS)
+            rate, rate_cpu = bench_mesa(w, avenger, MESA_STEPS)
             print(
                 f"  mesa-geo, {label + ':':<34} {rate:>9,.0f} agent-steps/s "
-                f"over {MESA_STEPS} steps; engine / mesa-geo = {engine / rate:,.0f}x"
+                f"(CPU {rate_cpu:,.0f}) over {MESA_STEPS} steps; "
+                f"engine / mesa-geo = {engine / rate:,.0f}x (CPU {engine_cpu / rate_cpu:,.0f}x)"
             )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"process max RSS: {rss:.0f} MB (Python {sys.version.split()[0]}, one core)")
