@@ -10,12 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
 import pytest
 
 from geo import RefugeNetwork
+from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.errors import RefugeError
 from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map, static
+from refuge_map.render._coverage import P_CLASSES, p_class
 from refuge_map.render._html import esc, script_json
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
@@ -331,6 +334,50 @@ def test_missing_columns_are_named_together(tmp_path):
         read_run_files(folder)
 
 
+@pytest.fixture(scope="module")
+def coverage_cells() -> gpd.GeoDataFrame:
+    return scenario_cells(load_scenario(TINY), cell_m=10_000)
+
+
+def test_coverage_layer_is_a_toggleable_choropleth_with_a_legend(network, coverage_cells):
+    page = render_html(network_map(network, coverage=coverage_cells), self_contained=False)
+    name = re.search(
+        r'"(Coverage: P\(reach asylum alive\), 10 km cells)" : (coverage_layer_\w+)', page
+    )
+    assert name and f"{name[2]}.addTo(" in page  # on: the map has no run
+    assert page.count("P(reach asylum alive) ") >= len(P_CLASSES)
+    for low, color in P_CLASSES:
+        assert color in page and f"{low:.0%}-" in page
+    cells = re.search(r"\}\)\((\[.*?\]), (\[\[\[\[.*?\]\])\);", page)
+    assert cells and len(json.loads(cells[2])) == len(coverage_cells)
+    assert json.loads(cells[1])[: len(P_CLASSES)] == [color for _, color in P_CLASSES]
+
+
+def test_coverage_is_off_under_a_run_and_absent_unless_given(
+    network, run_dir, run_page, coverage_cells
+):
+    page = render_html(
+        network_map(network, run=run_dir, coverage=coverage_cells), self_contained=False
+    )
+    name = re.search(r'"Coverage: [^"]*" : (coverage_layer_\w+)', page)
+    assert name and f"{name[1]}.addTo(" not in page
+    assert "Coverage:" not in run_page
+
+
+def test_p_classes_of_values():
+    assert p_class(np.array([0.0, 0.5, 0.69, 0.95, 1.0, np.nan])) == [0, 1, 1, 5, 5, 6]
+
+
+def test_cli_map_with_coverage_of_a_scenario_and_of_a_file(run_cli, tmp_path):
+    field = tmp_path / "field.gpkg"
+    assert run_cli("coverage", TINY, "--out", field, "--cell-m", "10000").code == 0
+    for args in (["--coverage", TINY], ["--coverage-file", field]):
+        html = tmp_path / "map.html"
+        result = run_cli("map", "--out", html, *args, "--coverage-cell-m", "10000")
+        assert result.code == 0, result.err
+        assert "Coverage: P(reach asylum alive)" in html.read_text(encoding="utf-8")
+
+
 def test_iso_duration():
     assert _iso_duration(5400) == "PT1H30M"
     assert _iso_duration(45) == "PT45S"
@@ -386,6 +433,9 @@ def test_cli_writes_html_and_png(run_cli, run_dir, tmp_path):
         (["--run", "no/such/run"], "run folder not found"),
         (["--tiles", "NoSuchTiles"], "unknown tiles name"),
         (["--tiles", "OpenStreetMap", "--self-contained"], "takes no tiles"),
+        (["--coverage-file", "no/such.gpkg"], "coverage file not found"),
+        (["--coverage", str(TINY), "--coverage-file", "x.gpkg"], "not both"),
+        (["--coverage", str(TINY), "--coverage-cell-m", "0"], "must be positive"),
     ],
 )
 def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, needle):

@@ -13,6 +13,7 @@ from rich.table import Table
 from geo import default_data_dir, load_network
 from refuge_map._atomic import atomic_file
 from refuge_map.cli._app import app
+from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.io import write_layers
 from refuge_map.render import network_map, save_map
 from refuge_map.render.run_layers import read_run_files
@@ -21,6 +22,8 @@ from refuge_map.simulation import load_scenario, simulate, write_run
 from refuge_map.simulation.report import report_tables
 
 console = Console()
+#: The demo map's coverage cells: coarse, to keep the page small.
+COVERAGE_CELL_M = 5_000.0
 
 
 @app.command()
@@ -30,8 +33,9 @@ def demo(
         Path | None, typer.Option("--scenario", help="Scenario file (default: the shipped one).")
     ] = None,
 ) -> None:
-    """Run the default scenario on the shipped data: network layers, the run, its summary and
-    a self-contained HTML map; print where everything is."""
+    """Run the default scenario on the shipped data: network layers, the run, its summary
+    tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
+    PNG too); print where everything is."""
     chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
     network = load_network(**chosen.network.load_kwargs())
     written = write_layers(network.layers(), out / "network.gpkg")
@@ -44,7 +48,8 @@ def demo(
     for table in report_tables(run.summary):
         console.print(table)
     run_files = read_run_files(out / "run")
-    fmap = network_map(network, run=run_files)
+    cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
+    fmap = network_map(network, run=run_files, coverage=cells)
     written.append(save_map(fmap, out / "map.html", self_contained=True))
     written.append(static_map(network, out / "map.png", run=run_files))
     for path in written:

@@ -5,14 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
+import geopandas as gpd
 import typer
 
 from geo import load_network
 from refuge_map.cli._app import app
 from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
+from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, save_map
+from refuge_map.render import network_map, read_coverage_file, read_run_files, save_map
 from refuge_map.render.static import static_map
+from refuge_map.simulation import Scenario, load_scenario
 
 
 @app.command("map")
@@ -35,17 +38,63 @@ def map_command(
     png: Annotated[
         Path | None, typer.Option("--png", help="Also (or only) a static picture (FILE.png).")
     ] = None,
+    coverage: Annotated[
+        Path | None,
+        typer.Option(
+            "--coverage",
+            help="A scenario whose coverage field (P of reaching asylum alive) to draw.",
+        ),
+    ] = None,
+    coverage_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--coverage-file",
+            help="A field `refuge coverage` wrote (FILE.gpkg or FILE.parquet) to draw as is.",
+        ),
+    ] = None,
+    coverage_cell_m: Annotated[
+        float, typer.Option("--coverage-cell-m", help="Cell edge of --coverage, metres.")
+    ] = 2_000.0,
     cubit: CubitOption = "naeh",
     techum: TechumOption = "squared",
 ) -> None:
-    """Draw the six cities, their boundaries, roads, water and land (and a run) on a map."""
+    """Draw the six cities, their boundaries, roads, water and land (and a run, and the
+    coverage field) on a map."""
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
     network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
     loaded = read_run_files(run) if run is not None else None
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
-        fmap = network_map(network, run=loaded, tiles=basemap)
+        cells = _coverage_cells(coverage, coverage_file, cell_m=coverage_cell_m)
+        fmap = network_map(network, run=loaded, tiles=basemap, coverage=cells)
         typer.echo(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
     if png is not None:
         typer.echo(f"wrote {static_map(network, png, run=loaded)}")
+
+
+def _coverage_cells(
+    scenario_file: Path | None, field_file: Path | None, *, cell_m: float
+) -> gpd.GeoDataFrame | None:
+    """The coverage cells to draw: computed for a scenario (`refuge_map.coverage`), read from
+    a field file, or None.
+
+    Raises
+    ------
+    RefugeError
+        If both are given, or the cell size is not positive.
+    """
+    if scenario_file is not None and field_file is not None:
+        raise RefugeError("give --coverage SCENARIO or --coverage-file FILE, not both")
+    if field_file is not None:
+        return read_coverage_file(field_file)
+    if scenario_file is None:
+        return None
+    if not cell_m > 0:
+        raise RefugeError("must be positive", source="--coverage-cell-m", value=cell_m)
+    return scenario_cells(load_scenario(scenario_file), cell_m=cell_m)
+
+
+def scenario_cells(scenario: Scenario, *, cell_m: float) -> gpd.GeoDataFrame:
+    """The coverage field of `scenario` computed at `cell_m` and made into the map's cells."""
+    return coverage_layer(scenario_coverage(scenario, cell_m=cell_m), cell_m=cell_m)

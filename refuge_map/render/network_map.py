@@ -17,6 +17,7 @@ from geo.zones import TECHUM_MODES, techum_zones
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
 from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
+from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
 from refuge_map.render._html import esc, hours, is_missing, popup_table
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
@@ -29,6 +30,7 @@ def network_map(
     *,
     run: RunFiles | str | os.PathLike[str] | None = None,
     tiles: str | None = None,
+    coverage: gpd.GeoDataFrame | None = None,
 ) -> folium.Map:
     """The network (and optionally a simulation run) as an interactive folium map.
 
@@ -47,6 +49,10 @@ def network_map(
     tiles
         A basemap by xyzservices name (e.g. ``"OpenStreetMap"``, ``"CartoDB positron"``), or
         None for none.
+    coverage
+        Cells of the coverage field in WGS84 with ``p_asylum`` and ``time_h``
+        (`refuge_map.coverage.coverage_layer`, or `read_coverage_file`): a choropleth of the
+        chance to reach asylum alive, in the layer control (switched on without a run).
 
     Returns
     -------
@@ -62,6 +68,9 @@ def network_map(
     framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
     fmap = _base_map(framed, tiles)
     entries = [*_network_legend(), *_add_network_layers(fmap, network)]
+    if coverage is not None:
+        CoverageLayer(coverage, name=coverage_name(coverage), show=loaded is None).add_to(fmap)
+        entries += coverage_legend()
     title, note = "The cities of refuge", ""
     if loaded is not None:
         entries += add_run_layers(fmap, loaded)
