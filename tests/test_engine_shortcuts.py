@@ -11,15 +11,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from refuge_map.simulation import load_scenario
+from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, run_flight
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
 
+GENERATED = {  # many agents starting anywhere on the land, some near or inside a zone
+    "name": "generated",
+    "generate": {"n": 400, "where": "uniform_land", "time_spread_h": 2.0},
+    "horizon_h": 6.0,
+}
+
+
 def flight(name: str, *, shortcuts: bool) -> Flight:
-    scenario = load_scenario(SCENARIOS / f"{name}.yaml")
+    if name == "generated":
+        scenario = Scenario.model_validate(GENERATED)
+    else:
+        scenario = load_scenario(SCENARIOS / f"{name}.yaml")
     world = build_world(scenario, scenario.seed)
     if not shortcuts:
         world = dataclasses.replace(world, graph=dataclasses.replace(world.graph, _straight=False))
@@ -33,7 +43,9 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
     )
 
 
-@pytest.mark.parametrize("name", ["default", "bough_at_boundary", "before_joshua", "intercept"])
+@pytest.mark.parametrize(
+    "name", ["default", "bough_at_boundary", "before_joshua", "intercept", "generated"]
+)
 def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = flight(name, shortcuts=True)
     ask = _Pursuit._ask_asylum
