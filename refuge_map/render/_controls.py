@@ -25,7 +25,8 @@ PAGE_STYLE = """
 .refuge-popup td { padding: 1px 0; }
 .refuge-legend { position: fixed; top: 70px; right: 10px; z-index: 999; background: #fff;
   padding: 6px 10px; border-radius: 4px; box-shadow: 0 1px 5px rgba(0,0,0,.4);
-  font: 12px sans-serif; line-height: 18px; max-width: 300px; }
+  font: 12px sans-serif; line-height: 18px; max-width: 300px;
+  max-height: calc(100% - 190px); overflow-y: auto; }
 .leaflet-control-attribution { max-width: 62%; }
 .refuge-legend b { display: block; margin-bottom: 2px; }
 .refuge-swatch { display: inline-block; width: 18px; height: 10px; margin-right: 6px;

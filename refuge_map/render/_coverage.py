@@ -98,8 +98,8 @@ def coverage_legend() -> list[tuple[Swatch, str, str]]:
     """The legend's lines of the coverage layer: one per class of P(reach asylum alive)."""
     uppers = [f"{low:.0%}" for low, _ in P_CLASSES[1:]] + ["100%"]
     return [
-        ("fill", color, f"P(reach asylum alive) {low:.0%}-{upper}")
-        for (low, color), upper in zip(P_CLASSES, uppers, strict=True)
+        ("fill", color, f"{'P(reach asylum alive) ' if i == 0 else ''}{low:.0%}-{upper}")
+        for i, ((low, color), upper) in enumerate(zip(P_CLASSES, uppers, strict=True))
     ]
 
 
