@@ -108,11 +108,19 @@ def _wait_for(condition: Callable[[], bool], timeout_s: float) -> None:
         time.sleep(0.01)
 
 
+#: The kill test's sweep: 64 runs, one a batch, so that the kill lands while most are to do.
+LONG = {"replications": 8, "batch_runs": 1, "base": BASE | {"generate": {"n": 8}}}
+
+
 @pytest.mark.slow
 def test_kill_9_then_resume_equals_an_uninterrupted_sweep(
-    serial_result: Path, tmp_path: Path, run_cli: Callable[..., Any]
+    tmp_path: Path, run_cli: Callable[..., Any]
 ) -> None:
-    sweep, out = write_sweep(tmp_path), tmp_path / "out"
+    uninterrupted = tmp_path / "serial"
+    uninterrupted.mkdir()
+    spec = load_sweep(write_sweep(uninterrupted, **LONG))
+    run_sweep(spec, uninterrupted / "out", backend=open_backend(serial_run=True))
+    sweep, out = write_sweep(tmp_path, **LONG), tmp_path / "out"
     refuge = Path(sys.executable).with_name("refuge")  # the console script beside this Python
     with (tmp_path / "stderr.txt").open("w") as stderr:
         process = subprocess.Popen(
@@ -126,14 +134,14 @@ def test_kill_9_then_resume_equals_an_uninterrupted_sweep(
         finally:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    assert 2 <= _recorded_runs(out) < 16, (tmp_path / "stderr.txt").read_text()
+    assert 2 <= _recorded_runs(out) < 64, (tmp_path / "stderr.txt").read_text()
     result = run_cli("sweep", sweep, "--out", out, "--serial", "--resume")
     assert result.code == 0, result.err
-    assert "16 runs" in result.out
-    pd.testing.assert_frame_equal(runs_of(out), runs_of(serial_result))
-    assert _recorded_runs(out) == 16  # none recorded twice
+    assert "64 runs" in result.out
+    pd.testing.assert_frame_equal(runs_of(out), runs_of(uninterrupted / "out"))
+    assert _recorded_runs(out) == 64  # none recorded twice
     parts = sorted(p.name for p in (out / "parts").iterdir())
-    assert parts == sorted(p.name for p in (serial_result / "parts").iterdir())
+    assert parts == sorted(p.name for p in (uninterrupted / "out" / "parts").iterdir())
 
 
 def test_report_writes_tables_and_plots(serial_result: Path, run_cli: Callable[..., Any]) -> None:
