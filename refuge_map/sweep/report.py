@@ -93,12 +93,11 @@ def _write_csv(table: pd.DataFrame, path: Path) -> Path:
 
 
 def _plot_axis(table: pd.DataFrame, axis: str, path: Path) -> Path:
-    import matplotlib
+    # A bare Figure draws with the Agg canvas: no pyplot state, no global backend switched.
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 4.5), constrained_layout=True)
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
+    ax = fig.add_subplot()
     x = np.arange(len(table))
     for offset, kind in zip((-0.1, 0.1), ("arrival", "capture"), strict=True):
         rate = table[f"p_{kind}"].to_numpy()
@@ -111,5 +110,4 @@ def _plot_axis(table: pd.DataFrame, axis: str, path: Path) -> Path:
     ax.legend()
     with atomic_file(path) as tmp:
         fig.savefig(tmp, dpi=100, format="png")
-    plt.close(fig)
     return path
