@@ -142,7 +142,7 @@ class CoverageField:
 
 
 @dataclass(frozen=True)
-class _Speeds:
+class SpeedDraws:
     """K draws of the four speeds, metres per second."""
 
     fugitive_offroad: Floats
@@ -153,7 +153,7 @@ class _Speeds:
     @classmethod
     def draw(
         cls, fugitive: Fugitive, avenger: Avenger, rng: np.random.Generator, k: int
-    ) -> _Speeds:
+    ) -> SpeedDraws:
         kmh = (
             fugitive.speed_offroad_kmh,
             fugitive.speed_road_kmh,
@@ -186,7 +186,7 @@ def delay_cdf(delay: Any, hours: Floats) -> Floats:
 
 
 def overtaken_probability(
-    offroad_m: Floats, road_m: Floats, speeds: _Speeds, cdf: Callable[[Floats], Floats]
+    offroad_m: Floats, road_m: Floats, speeds: SpeedDraws, cdf: Callable[[Floats], Floats]
 ) -> Floats:
     """``P(D < M)`` per cell, averaged over the speed draws (see the module's docstring)."""
     out = np.empty(len(offroad_m))
@@ -198,7 +198,7 @@ def overtaken_probability(
     return out
 
 
-def _gradients(speeds: _Speeds) -> tuple[Floats, Floats]:
+def _gradients(speeds: SpeedDraws) -> tuple[Floats, Floats]:
     """Per draw, the lead (hours) gained per metre off-road and per metre of road."""
     lead_offroad = (1.0 / speeds.fugitive_offroad - 1.0 / speeds.avenger_offroad) / 3600.0
     gain_road = np.maximum(1.0 / speeds.fugitive_road - 1.0 / speeds.avenger_road, 0.0) / 3600.0
@@ -208,7 +208,7 @@ def _gradients(speeds: _Speeds) -> tuple[Floats, Floats]:
 def tabulated_overtaken_probability(
     offroad_m: Floats,
     road_m: Floats,
-    speeds: _Speeds,
+    speeds: SpeedDraws,
     cdf: Callable[[Floats], Floats],
     *,
     tolerance: float = TABLE_TOLERANCE,
@@ -344,7 +344,7 @@ def coverage_field(
     fugitive, avenger, escorts = fugitive or Fugitive(), avenger or Avenger(), escorts or Escorts()
     cells = grid if grid is not None else land_grid(network, cell_m=cell_m)
     offroad, road, city = way_to_asylum(network, cells.x, cells.y)
-    speeds = _Speeds.draw(fugitive, avenger, np.random.default_rng(seed), draws)
+    speeds = SpeedDraws.draw(fugitive, avenger, np.random.default_rng(seed), draws)
     time_h = (
         offroad * np.mean(1.0 / speeds.fugitive_offroad)
         + road * np.mean(1.0 / speeds.fugitive_road)

@@ -16,7 +16,7 @@ from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.coverage import (
     TABLE_TOLERANCE,
     CoverageField,
-    _Speeds,
+    SpeedDraws,
     coverage_field,
     coverage_layer,
     delay_cdf,
@@ -77,7 +77,7 @@ def test_the_table_is_within_its_tolerance(
     grid = land_grid(network, cell_m=1_000.0)
     offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
     avenger = Avenger(delay_h=delay)
-    speeds = _Speeds.draw(Fugitive(), avenger, np.random.default_rng(19), 256)
+    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(19), 256)
     cdf = partial(delay_cdf, avenger.delay_h)
     table = tabulated_overtaken_probability(offroad, road, speeds, cdf)
     assert table is not None  # the default scenario on a large grid is tabulated
@@ -99,7 +99,7 @@ def test_a_steep_delay_is_computed_exactly(
     grid = land_grid(network, cell_m=1_000.0)
     offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
     avenger = Avenger(delay_h=delay)
-    speeds = _Speeds.draw(Fugitive(), avenger, np.random.default_rng(19), 64)
+    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(19), 64)
     cdf = partial(delay_cdf, avenger.delay_h)
     assert tabulated_overtaken_probability(offroad, road, speeds, cdf) is None
 

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from geo import RefugeNetwork
 from refuge_map.analysis.coverage_grid import LandGrid
-from refuge_map.coverage import CoverageField, _Speeds, delay_cdf, overtaken_probability
+from refuge_map.coverage import CoverageField, SpeedDraws, delay_cdf, overtaken_probability
 from refuge_map.errors import RefugeError
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive
 
@@ -95,7 +95,7 @@ def crow_field(
         raise RefugeError("must be a positive number of draws", field="draws", value=draws)
     fugitive, avenger, escorts = fugitive or Fugitive(), avenger or Avenger(), escorts or Escorts()
     straight, city = nearest_zone(network, grid.x, grid.y)
-    speeds = _Speeds.draw(fugitive, avenger, np.random.default_rng(seed), draws)
+    speeds = SpeedDraws.draw(fugitive, avenger, np.random.default_rng(seed), draws)
     time_h = straight * np.mean(1.0 / speeds.fugitive_offroad) / 3600.0
     overtaken = overtaken_probability(
         straight, np.zeros_like(straight), speeds, lambda h: delay_cdf(avenger.delay_h, h)
