@@ -11,6 +11,7 @@ import numpy as np
 import shapely
 from folium.map import Layer
 from jinja2 import Template
+from numpy.typing import NDArray
 
 from geo import WGS84
 from refuge_map.errors import RefugeError
@@ -87,7 +88,7 @@ def _number(value: float, digits: int) -> float | None:
     return round(float(value), digits) if np.isfinite(value) else None
 
 
-def p_class(p: np.ndarray) -> list[int]:
+def p_class(p: NDArray[np.float64]) -> list[int]:
     """The index in `P_CLASSES` of each value; ``len(P_CLASSES)`` (no value) for NaN."""
     bounds = np.array([low for low, _ in P_CLASSES[1:]])
     classes = np.searchsorted(bounds, p, side="right")
