@@ -58,10 +58,14 @@ _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
 
 @dataclass
 class StepLog:
-    """Events and trajectory rows, gathered as arrays step by step and joined once."""
+    """Events and trajectory rows, gathered as arrays step by step and joined once.
 
-    events: list[dict[str, NDArray[Any]]] = field(default_factory=list)
-    rows: list[dict[str, NDArray[Any]]] = field(default_factory=list)
+    A part's field is an array (one value per incident logged) or a scalar that stands for
+    all of them: broadcasting waits for the join, out of the stepping loop's way.
+    """
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
     def event(
         self,
@@ -79,19 +83,20 @@ class StepLog:
         if idx.size == 0:
             return
         default_rule, citation = EVENT_KINDS[kind]
-        columns: dict[str, Any] = {
-            "incident": idx,
-            "role": ROLES[role],
-            "kind": kind,
-            "t_s": np.broadcast_to(t_s, mask.shape)[idx],
-            "step": step,
-            "x": xy[idx, 0],
-            "y": xy[idx, 1],
-            "city": np.broadcast_to(city, mask.shape)[idx],
-            "rule": default_rule if rule is None else rule[idx],
-            "citation": citation,
-        }
-        self.events.append({k: np.broadcast_to(v, idx.shape) for k, v in columns.items()})
+        self.events.append(
+            {
+                "incident": idx,
+                "role": ROLES[role],
+                "kind": kind,
+                "t_s": t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
+                "step": step,
+                "x": xy[idx, 0],
+                "y": xy[idx, 1],
+                "city": city[idx] if isinstance(city, np.ndarray) else city,
+                "rule": default_rule if rule is None else rule[idx],
+                "citation": citation,
+            }
+        )
 
     def row(
         self,
@@ -106,12 +111,7 @@ class StepLog:
         idx = np.flatnonzero(mask)
         if idx.size:
             columns = (idx, role, step, xy[idx, 0], xy[idx, 1], city[idx], captured[idx])
-            self.rows.append(
-                {
-                    k: np.broadcast_to(v, idx.shape)
-                    for k, v in zip(_ROW_FIELDS, columns, strict=True)
-                }
-            )
+            self.rows.append(dict(zip(_ROW_FIELDS, columns, strict=True)))
 
     def event_frame(self) -> pd.DataFrame:
         """All events, ordered by time, incident and step."""
@@ -123,5 +123,22 @@ class StepLog:
         return _join(self.rows, _ROW_FIELDS)
 
 
-def _join(parts: list[dict[str, NDArray[Any]]], fields: tuple[str, ...]) -> dict[str, NDArray[Any]]:
-    return {k: np.concatenate([p[k] for p in parts]) if parts else np.empty(0) for k in fields}
+def _join(parts: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, NDArray[Any]]:
+    """The parts' fields end to end; each part's length is that of its first field (an array)."""
+    if not parts:
+        return {k: np.empty(0) for k in fields}
+    sizes = [len(part[fields[0]]) for part in parts]
+    return {k: _column([part[k] for part in parts], sizes) for k in fields}
+
+
+def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
+    """One field of all parts: arrays as they are, a scalar repeated over its part's length
+    (the same values and dtype as broadcasting each scalar and concatenating)."""
+    if not any(isinstance(v, np.ndarray) for v in values):
+        return np.repeat(np.array(values), sizes)
+    return np.concatenate(
+        [
+            v if isinstance(v, np.ndarray) else np.full(n, v)
+            for v, n in zip(values, sizes, strict=True)
+        ]
+    )
