@@ -78,17 +78,20 @@ class _Mover:
         self.run_m = self.run_m + t_off * self.offroad + used
         return reached & (self.off_left <= 0)
 
-    def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> None:
+    def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> tuple[Floats, Floats]:
         """Write the metric positions of movers `rows` into those rows of `out` (n, 2): on
-        the road, or on the straight off-road leg for those still walking it."""
-        out[rows, 0], out[rows, 1] = graph.xy(self.edge[rows], self.s[rows])
+        the road, or on the straight off-road leg for those still walking it. Returns them
+        too, as x and y (saving the caller a gather)."""
+        x, y = graph.xy(self.edge[rows], self.s[rows])
         total = self.off_total[rows]
         frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
         off = np.flatnonzero(frac > 0)  # still off the road: a few, after the first steps
         if off.size:
             r, frac = rows[off], frac[off]
-            out[r, 0] = self._foot_x[r] + frac * self._leg_x[r]
-            out[r, 1] = self._foot_y[r] + frac * self._leg_y[r]
+            x[off] = self._foot_x[r] + frac * self._leg_x[r]
+            y[off] = self._foot_y[r] + frac * self._leg_y[r]
+        out[rows, 0], out[rows, 1] = x, y
+        return x, y
 
 
 @dataclass(frozen=True)
@@ -295,10 +298,9 @@ class _Pursuit:
         reached = self.ave.advance(self.graph, tau, to_edge, to_s)
         self.at_gate |= reached & ~chasing
         moved = np.flatnonzero(tau > 0)
-        self.ave.place(self.graph, moved, self.axy)
+        x, y = self.ave.place(self.graph, moved, self.axy)
         near = np.zeros(len(tau), dtype=bool)  # only one who moved can kill (`contact`)
-        gap = self.axy[moved] - self.fxy[moved]
-        near[moved] = np.hypot(gap[:, 0], gap[:, 1]) <= self.capture_m
+        near[moved] = np.hypot(x - self.fxy[moved, 0], y - self.fxy[moved, 1]) <= self.capture_m
         contact = (tau > 0) & ((reached & chasing) | near)  # he must be on his way
         turned, killed = contact & world.deterred_if, contact & ~world.deterred_if
         self.deterred |= turned
