@@ -70,8 +70,11 @@ class _Mover:
     def advance(self, graph: RoadGraph, tau: Floats, to_edge: Ints, to_s: Floats) -> Bools:
         """Spend `tau` seconds each: off-road first, the rest on the road towards the target
         road positions; True where the target was reached."""
-        t_off = np.minimum(tau, self.off_left / self.offroad)
-        self.off_left = self.off_left - t_off * self.offroad
+        # Where the time covers the rest of the off-road leg it is done: exactly 0 left, not
+        # the rounding residue of a subtraction (which would keep him "off the road" forever).
+        covers = tau * self.offroad >= self.off_left
+        t_off = np.where(covers, self.off_left / self.offroad, tau)
+        self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
         self.edge, self.s, used, reached = graph.walk(
             self.edge, self.s, (tau - t_off) * self.road, to_edge, to_s
         )
