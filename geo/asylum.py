@@ -33,6 +33,9 @@ KIND_CITATIONS: dict[str, str] = {
     "inactive": "Mishnah Makkot 2:4; Numbers 35:13: no city protects until all six are designated",
 }
 
+#: Up to this many positions, `Asylum.zone_of` tests all bounding boxes in one table.
+_FEW_POSITIONS = 256
+
 #: Zone kinds, indexed by the codes `Asylum.kind_of` returns.
 ZONE_KINDS = np.array(["outside", "city", "techum"])
 OUTSIDE, CITY, TECHUM = 0, 1, 2
@@ -69,8 +72,25 @@ class Asylum:
     def zone_of(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.intp]:
         """Index of the zone containing each position (metric CRS), or -1 outside them all."""
         city = np.full(x.shape, -1, dtype=np.intp)
-        for i, (left, bottom, right, top) in enumerate(self._zone_bounds):
-            near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
+        left, bottom, right, top = self._zone_bounds.T
+        if x.size <= _FEW_POSITIONS:
+            # Few positions (a simulation step): one table of bounding-box tests, then only the
+            # zones some position is near.
+            near_all = (
+                (x[:, None] >= left)
+                & (x[:, None] <= right)
+                & (y[:, None] >= bottom)
+                & (y[:, None] <= top)
+            )
+            zones = np.flatnonzero(near_all.any(axis=0))
+            candidates = (np.flatnonzero(near_all[:, i]) for i in zones)
+        else:
+            zones = np.arange(len(self.zones))
+            candidates = (
+                np.flatnonzero((x >= left[i]) & (x <= right[i]) & (y >= bottom[i]) & (y <= top[i]))
+                for i in zones
+            )
+        for i, near in zip(zones, candidates, strict=True):
             if near.size:
                 inside = near[shapely.contains_xy(self.zones[i], x[near], y[near])]
                 city[inside] = i
