@@ -30,25 +30,13 @@ from refuge_map.render._style import (
     event_category,
     role_color,
 )
+from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
 
-TRAJECTORY_COLUMNS = (
-    "run_id",
-    "seed",
-    "agent_id",
-    "incident",
-    "role",
-    "t",
-    "step",
-    "in_asylum",
-    "city",
-    "captured",
-)
 #: Above this many events a category's layer starts switched off (it stays in the control).
 SHOWN_EVENTS = 300
 #: The time slider shows each agent at most once per this many seconds (display only: the
 #: run's files keep every point).
 DISPLAY_EVERY_S = 600
-EVENT_COLUMNS = ("t", "incident", "agent_id", "kind", "lon", "lat", "city", "rule", "citation")
 
 
 @dataclass
@@ -59,7 +47,7 @@ class RunFiles:
     Attributes
     ----------
     trajectories
-        One WGS84 point per agent and time step (`TRAJECTORY_COLUMNS`).
+        One WGS84 point per agent and time step (`TRACK_COLUMNS`).
     events
         One row per event (`EVENT_COLUMNS`): arrivals, captures, deterrence, trials...
     summary
@@ -117,7 +105,7 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     path = Path(folder)
     if not path.is_dir():
         raise RefugeError("run folder not found", source=str(path))
-    trajectories = _read_table(path / "trajectories.parquet", TRAJECTORY_COLUMNS, geo=True)
+    trajectories = _read_table(path / "trajectories.parquet", TRACK_COLUMNS, geo=True)
     if trajectories.empty:
         raise RefugeError("the run has no trajectory rows", source=str(path))
     events = _read_table(path / "events.parquet", EVENT_COLUMNS, geo=False)
