@@ -1,5 +1,6 @@
 """Simulation I (the flight and the pursuit) and II (trial, the years in exile, release)."""
 
+from refuge_map.simulation._setup import network_for
 from refuge_map.simulation.engine import (
     Flight,
     replication_seeds,
@@ -29,6 +30,7 @@ __all__ = [
     "live_in_exile",
     "load_scenario",
     "make_run",
+    "network_for",
     "read_run",
     "replication_seeds",
     "run_flight",

@@ -11,8 +11,7 @@ import geopandas as gpd
 import pandas as pd
 
 from refuge_map._atomic import atomic_file
-from refuge_map.simulation import OUTCOMES, simulate
-from refuge_map.simulation._setup import network_for
+from refuge_map.simulation import OUTCOMES, network_for, simulate
 from refuge_map.simulation.exile import LIFE_REASONS
 from refuge_map.sweep.plan import scenario_of
 
