@@ -1,5 +1,8 @@
 """`refuge where`, `refuge layers` and the error policy of the CLI."""
 
+import subprocess
+import sys
+
 import geopandas as gpd
 import pyogrio
 import pytest
@@ -62,3 +65,23 @@ def test_layers_to_geojson_files(run_cli, tmp_path):
     assert result.code == 0
     assert (tmp_path / "net" / "zones.geojson").is_file()
     assert len(gpd.read_file(tmp_path / "net" / "zones.geojson")) == 6
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["where"], "Missing argument"), (["where", "35", "31.5", "--bogus"], "No such option")],
+)
+def test_usage_errors_are_one_line_and_exit_2(run_cli, args, needle):
+    result = run_cli(*args)
+    assert result.code == 2
+    assert needle in result.err
+    assert result.err.strip().count("\n") == 0
+
+
+def test_the_cli_needs_no_undeclared_package():
+    # typer carries its own click: the CLI must not import a click it does not declare.
+    probe = "import sys, refuge_map.cli; print('click' in sys.modules)"
+    found = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "False"

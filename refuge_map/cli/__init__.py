@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-import click
 import typer
 
 from geo import GeoError
@@ -30,12 +29,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         code = typer.main.get_command(app).main(
             args=list(argv) if argv is not None else None, prog_name="refuge", standalone_mode=False
         )
-    except click.exceptions.Exit as stop:
+    except typer.Exit as stop:
         sys.exit(stop.exit_code)
-    except click.ClickException as usage:
-        usage.show()
+    except typer.TyperException as usage:  # a missing argument, an unknown option...
+        print(f"refuge: error: {usage.format_message()} (see 'refuge --help')", file=sys.stderr)
         sys.exit(usage.exit_code)
-    except click.exceptions.Abort:
+    except typer.Abort:
         print("refuge: aborted", file=sys.stderr)
         sys.exit(130)
     except GeoError as bad_input:

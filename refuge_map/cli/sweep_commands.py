@@ -9,7 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.progress import (
@@ -40,8 +39,8 @@ class _RunByDefault(TyperGroup):
     ``refuge sweep SWEEP.yaml --out DIR`` means ``refuge sweep run SWEEP.yaml --out DIR``."""
 
     def resolve_command(
-        self, ctx: click.Context, args: list[str]
-    ) -> tuple[str | None, click.Command | None, list[str]]:
+        self, ctx: typer.Context, args: list[str]
+    ) -> tuple[str | None, Any, list[str]]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             return "run", self.commands["run"], args
         return super().resolve_command(ctx, args)
