@@ -27,12 +27,12 @@ from geo.roads import graph_to_gdfs
 from refuge_map.analysis import land_grid
 from refuge_map.coverage import (
     TABLE_TOLERANCE,
+    SpeedDraws,
     coverage_field,
     delay_cdf,
     overtaken_probability,
     way_to_asylum,
 )
-from refuge_map.coverage import _Speeds as Speeds
 from refuge_map.simulation.scenario import Avenger, Fugitive
 
 N_LOOP = 500
@@ -51,7 +51,7 @@ def networkx_loop(
     lines = edges.geometry.to_numpy()
     gates = [n for n, d in graph.nodes(data=True) if d["gate"]]
     avenger = Avenger()
-    speeds = Speeds.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
+    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
     way, p, way_s, way_cpu = np.empty(len(x)), np.empty(len(x)), 0.0, 0.0
     for i, (px, py) in enumerate(zip(x, y, strict=True)):
         start, cpu = time.perf_counter(), time.process_time()
@@ -106,7 +106,7 @@ def main() -> None:
     np.testing.assert_allclose(way, (field.offroad_m + field.road_m)[sample], rtol=1e-9)
     np.testing.assert_allclose(p, field.p_asylum[sample], atol=TABLE_TOLERANCE)
     avenger = Avenger()
-    speeds = Speeds.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
+    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
     exact = 1.0 - overtaken_probability(
         field.offroad_m, field.road_m, speeds, lambda h: delay_cdf(avenger.delay_h, h)
     )
