@@ -396,6 +396,10 @@ def load_network(
         "techum_cubits": breadth_cubits,
         "candidates": candidates if isinstance(candidates, str) else dict(candidates),
         "bough_opinion": bough_opinion,
+        # the designation timeline, "t: cities; ..." (Mishnah Makkot 2:4: all six, or none)
+        "designated": "; ".join(
+            f"{event.t:g}: {', '.join(sorted(event.cities))}" for event in timeline.events
+        ),
     }
     return RefugeNetwork(
         cities=cities,

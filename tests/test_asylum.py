@@ -45,6 +45,10 @@ def test_techum_protects_and_beyond_it_nothing_does(network):
 
 def test_nothing_protects_before_all_six_are_designated():
     staged = load_network(designated=MOSES_THEN_JOSHUA)
+    assert (
+        staged.options["designated"]
+        == "0: bezer, golan, ramoth_gilead; 14: hebron, kedesh, shechem"
+    )
     bezer = staged.cities["site"].loc["bezer"]
     lon, lat = to_lonlat(bezer.x, bezer.y)
     assert not staged.in_asylum(float(lon), float(lat), t=3.0)
