@@ -43,13 +43,15 @@ SEED = 19  # Deut 19
 def networkx_loop(
     network: RefugeNetwork, x: NDArray[np.float64], y: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], tuple[float, float]]:
-    """Per cell: nearest edge by shapely, Dijkstra from the gates by networkx, then the
+    """Per cell: nearest edge by shapely, Dijkstra from the gates by networkx (the way ends
+    early where the off-road leg enters a zone), then the
     probability from the same speed draws as the field's. Returns the way, the probability
     and the seconds (wall, CPU) spent on the way alone."""
     graph = network.roads
     _, edges = graph_to_gdfs(graph)
     lines = edges.geometry.to_numpy()
     gates = [n for n, d in graph.nodes(data=True) if d["gate"]]
+    zones = list(network.zones.geometry)
     avenger = Avenger()
     speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(SEED), DRAWS)
     way, p, way_s, way_cpu = np.empty(len(x)), np.empty(len(x)), 0.0, 0.0
@@ -63,6 +65,11 @@ def networkx_loop(
         along = line.project(point)
         road = min(along + node_dist[u], line.length - along + node_dist[v])
         offroad = float(distances[nearest])
+        foot = line.interpolate(along)
+        entered = next((zone for zone in zones if zone.contains(foot)), None)
+        if entered is not None:  # the off-road leg crosses into the zone: the way ends there
+            offroad = point.distance(shapely.LineString([point, foot]).intersection(entered))
+            road = 0.0
         way[i] = offroad + road
         way_s += time.perf_counter() - start
         way_cpu += time.process_time() - cpu

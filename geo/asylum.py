@@ -33,6 +33,9 @@ KIND_CITATIONS: dict[str, str] = {
     "inactive": "Mishnah Makkot 2:4; Numbers 35:13: no city protects until all six are designated",
 }
 
+#: Halvings of a leg in `Asylum.entry_along`: 2**-40 of a 100 km leg is under 0.1 mm.
+_ENTRY_BISECTIONS = 40
+
 #: Up to this many positions, `Asylum.zone_of` tests all bounding boxes in one table.
 _FEW_POSITIONS = 256
 
@@ -95,6 +98,29 @@ class Asylum:
                 inside = near[shapely.contains_xy(self.zones[i], x[near], y[near])]
                 city[inside] = i
         return city
+
+    def entry_along(
+        self,
+        x0: NDArray[np.float64],
+        y0: NDArray[np.float64],
+        x1: NDArray[np.float64],
+        y1: NDArray[np.float64],
+        zone: NDArray[np.intp],
+    ) -> NDArray[np.float64]:
+        """Where straight legs from outside points (x0, y0) to points (x1, y1) inside `zone`
+        first enter it, as the share of each leg walked (0-1).
+
+        Found by bisection to well under a millimetre; the zones are convex (a disc, or a
+        square grown from the town's square), so a leg crosses a boundary once.
+        """
+        low, high = np.zeros(len(x0)), np.ones(len(x0))
+        zones = self.zones[zone]
+        for _ in range(_ENTRY_BISECTIONS):
+            mid = (low + high) / 2
+            inside = shapely.contains_xy(zones, x0 + mid * (x1 - x0), y0 + mid * (y1 - y0))
+            high = np.where(inside, mid, high)
+            low = np.where(inside, low, mid)
+        return high
 
     def kind_of(
         self, city: NDArray[np.intp], x: NDArray[np.float64], y: NDArray[np.float64]

@@ -21,7 +21,7 @@ from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
 from geo.designation import ALL_SIX, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
 from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
-from geo.roads import RoadRouter, Route, build_road_graph, graph_to_gdfs, read_roads
+from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
     DEFAULT_CUBIT,
     DEFAULT_TECHUM_CUBITS,
@@ -221,6 +221,57 @@ class RefugeNetwork:
         x, y = to_metric(lon, lat)
         return self._router.route(float(x), float(y), city)
 
+    def way_to_asylum_xy(
+        self,
+        x: NDArray[np.float64],
+        y: NDArray[np.float64],
+        *,
+        t: ArrayLike | None = None,
+        cities: tuple[str, ...] | None = None,
+    ) -> Way:
+        """The way from metric positions to the nearest protecting asylum, in two parts.
+
+        Off-road to the nearest road, then by road to the gate of a zone. Positions inside a
+        zone are at 0; where the off-road leg itself crosses into a zone, the way ends there,
+        on the leg (``road_m`` 0). Before the network is active (Mishnah Makkot 2:4) nothing
+        protects: ``inf`` and city ``""``. `cities` restricts the targets (e.g. to ask what
+        the three beyond the Jordan alone would have covered; such a subset is treated as
+        protecting, whatever the law says about it).
+
+        Raises
+        ------
+        ParameterError
+            For an unknown city.
+        QueryError
+            For a non-finite coordinate.
+        """
+        for city in cities or ():
+            _check_city(city)
+        way = self._router.way_to_gates(x, y, cities)
+        offroad, road = way.offroad_m.copy(), way.road_m.copy()
+        city = np.asarray(way.city, dtype=object)
+        targets = set(cities or self.city_ids)
+        is_target = np.r_[[cid in targets for cid in self.city_ids], False]  # [-1]: no zone
+        ids = np.array([*self.city_ids, ""], dtype=object)
+        here = self._asylum.zone_of(x, y)
+        inside = is_target[here]
+        foot_zone = self._asylum.zone_of(way.foot_x, way.foot_y)
+        entered = is_target[foot_zone] & ~inside
+        if entered.any():
+            zone = foot_zone[entered]
+            px, py = x[entered], y[entered]
+            fx, fy = way.foot_x[entered], way.foot_y[entered]
+            share = self._asylum.entry_along(px, py, fx, fy, zone)
+            offroad[entered] = share * np.hypot(fx - px, fy - py)
+            road[entered] = 0.0
+            city[entered] = ids[zone]
+        offroad[inside], road[inside] = 0.0, 0.0
+        city[inside] = ids[here[inside]]
+        if cities is None:
+            inactive = ~np.broadcast_to(self.active(t), offroad.shape)
+            offroad[inactive], road[inactive], city[inactive] = math.inf, math.inf, ""
+        return Way(offroad, road, city.astype(str), way.foot_x, way.foot_y)
+
     def distance_to_asylum(
         self,
         lon: ArrayLike,
@@ -229,30 +280,15 @@ class RefugeNetwork:
         t: ArrayLike | None = None,
         cities: tuple[str, ...] | None = None,
     ) -> Reach:
-        """Road distance to the nearest protecting asylum, vectorized.
+        """Distance (off-road leg plus roads) to the nearest protecting asylum, vectorized.
 
-        Positions inside a protecting zone are at 0. Before the network is active (Mishnah
-        Makkot 2:4) nothing protects: distance ``inf`` and city ``""``. `cities` restricts the
-        targets (e.g. to ask what the three beyond the Jordan alone would have covered; such a
-        subset is treated as protecting, whatever the law says about it).
+        WGS84 positions; see `way_to_asylum_xy` for the way and the arguments. Scalars for a
+        scalar query.
         """
-        scalar = np.ndim(lon) == 0 and np.ndim(lat) == 0
-        for city in cities or ():
-            _check_city(city)
         x, y = to_metric(np.atleast_1d(lon), np.atleast_1d(lat))
-        dist, city = self._router.distance_to_gates(x, y, cities)
-        dist, city = np.asarray(dist, dtype=np.float64), np.asarray(city, dtype=object)
-        zone = self._asylum.zone_of(x, y)
-        targets = set(cities or self.city_ids)
-        is_target = np.array([cid in targets for cid in self.city_ids])
-        inside = zone >= 0
-        inside[inside] = is_target[zone[inside]]
-        dist[inside] = 0.0
-        city[inside] = np.array(self.city_ids, dtype=object)[zone[inside]]
-        if cities is None:
-            inactive = ~np.broadcast_to(self.active(t), dist.shape)
-            dist[inactive], city[inactive] = math.inf, ""
-        if scalar:
+        way = self.way_to_asylum_xy(x, y, t=t, cities=cities)
+        dist, city = way.offroad_m + way.road_m, np.asarray(way.city, dtype=object)
+        if np.ndim(lon) == 0 and np.ndim(lat) == 0:
             return Reach(float(dist[0]), str(city[0]))
         return Reach(dist, city)
 

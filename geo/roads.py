@@ -379,6 +379,8 @@ class Snap:
     offroad_m
         Straight distance from the position to the snapped point (the nearest point of the
         edge; ``shapely.line_interpolate_point(edge_geometries[edge], along_m)``).
+    foot_x, foot_y
+        The snapped point.
     """
 
     edge: NDArray[np.intp]
@@ -386,6 +388,8 @@ class Snap:
     v: NDArray[np.intp]
     along_m: NDArray[np.float64]
     offroad_m: NDArray[np.float64]
+    foot_x: NDArray[np.float64]
+    foot_y: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -414,6 +418,29 @@ class Route:
     city: str
     gate_node: int
     nodes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Way:
+    """The way from positions to asylum in two parts: one entry per position.
+
+    Attributes
+    ----------
+    offroad_m
+        The straight leg across country to the road (or into a zone it enters first).
+    road_m
+        The distance along the roads from there to the gate.
+    city
+        The city reached ("" where none is).
+    foot_x, foot_y
+        Where the off-road leg meets the road (`REGION_CRS`).
+    """
+
+    offroad_m: NDArray[np.float64]
+    road_m: NDArray[np.float64]
+    city: NDArray[np.str_]
+    foot_x: NDArray[np.float64]
+    foot_y: NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -459,8 +486,9 @@ class _Segments:
 
     def nearest(
         self, x: NDArray[np.float64], y: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
-        """Edge, distance along it and off-road distance of the nearest point on any segment."""
+    ) -> tuple[NDArray[np.intp], NDArray[np.float64], ...]:
+        """Edge, distance along it, off-road distance and x, y of the nearest point on any
+        segment."""
         ax, ay = self.start[:, 0], self.start[:, 1]
         dx, dy = self.delta[:, 0], self.delta[:, 1]
         squared = dx * dx + dy * dy
@@ -473,9 +501,10 @@ class _Segments:
             best[block] = ((rx - t * dx) ** 2 + (ry - t * dy) ** 2).argmin(axis=1)
         rx, ry = x - ax[best], y - ay[best]
         t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
-        offroad = np.hypot(rx - t * dx[best], ry - t * dy[best])
+        foot_x, foot_y = ax[best] + t * dx[best], ay[best] + t * dy[best]
+        offroad = np.hypot(x - foot_x, y - foot_y)
         along = self.before_m[best] + t * np.sqrt(squared[best])
-        return self.edge[best], along, offroad
+        return self.edge[best], along, offroad, foot_x, foot_y
 
 
 class RoadRouter:
@@ -567,8 +596,8 @@ class RoadRouter:
         check_finite(px, "x")
         check_finite(py, "y")
         if self._segments.few:
-            edge, along, offroad = self._segments.nearest(px, py)
-            return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad)
+            edge, along, offroad, foot_x, foot_y = self._segments.nearest(px, py)
+            return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad, foot_x, foot_y)
         points = shapely.points(px, py)
         (which, hit), dist = self._tree.query_nearest(
             points, return_distance=True, all_matches=False
@@ -576,7 +605,10 @@ class RoadRouter:
         edge, offroad = np.empty(len(px), dtype=np.intp), np.empty(len(px))
         edge[which], offroad[which] = hit, dist
         along = shapely.line_locate_point(self.edge_geometries[edge], points)
-        return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad)
+        foot = shapely.get_coordinates(
+            shapely.line_interpolate_point(self.edge_geometries[edge], along)
+        )
+        return Snap(edge, self.edge_u[edge], self.edge_v[edge], along, offroad, *foot.T)
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
@@ -614,6 +646,23 @@ class RoadRouter:
         take_u = via_u <= via_v
         return np.where(take_u, snap.u, snap.v), np.where(take_u, via_u, via_v)
 
+    def way_to_gates(self, x: ArrayLike, y: ArrayLike, cities: Sequence[str] | None = None) -> Way:
+        """The off-road leg and the road distance from each position to the nearest gate.
+
+        Same arguments and errors as `distance_to_gates`; the parts are kept apart (they are
+        walked at different speeds) together with the snapped points.
+        """
+        snap, road, city = self._to_gates(x, y, cities)
+        return Way(snap.offroad_m, road, city, snap.foot_x, snap.foot_y)
+
+    def _to_gates(
+        self, x: ArrayLike, y: ArrayLike, cities: Sequence[str] | None
+    ) -> tuple[Snap, NDArray[np.float64], NDArray[np.str_]]:
+        flood = self._flood(cities)
+        snap = self.snap(x, y)
+        end, road = self._nearest_end(snap, flood)
+        return snap, road, flood.city[end]
+
     def distance_to_gates(
         self, x: ArrayLike, y: ArrayLike, cities: Sequence[str] | None = None
     ) -> tuple[NDArray[np.float64], NDArray[np.str_]]:
@@ -638,10 +687,8 @@ class RoadRouter:
         QueryError
             If a coordinate is not finite.
         """
-        flood = self._flood(cities)
-        snap = self.snap(x, y)
-        end, road = self._nearest_end(snap, flood)
-        return snap.offroad_m + road, flood.city[end]
+        snap, road, city = self._to_gates(x, y, cities)
+        return snap.offroad_m + road, city
 
     def route(self, x: float, y: float, city: str) -> Route:
         """The shortest way from one position to the nearest gate of `city`.

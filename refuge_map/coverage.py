@@ -58,11 +58,9 @@ import numpy as np
 import pandas as pd
 import shapely
 from numpy.typing import NDArray
-from scipy.sparse.csgraph import dijkstra
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork, load_network
-from geo.roads import Snap
 from refuge_map._atomic import atomic_file
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
@@ -267,36 +265,14 @@ def tabulated_overtaken_probability(
 def way_to_asylum(
     network: RefugeNetwork, x: Floats, y: Floats
 ) -> tuple[Floats, Floats, NDArray[np.str_]]:
-    """Off-road leg, road distance (metres) and city of the nearest gate, for many positions.
+    """Off-road leg, road distance (metres) and city reached, for many metric positions.
 
-    One multi-source Dijkstra pass from every gate gives the road distance from each node and
-    the gate it comes from; the positions are snapped onto their nearest road at once and walk
-    to whichever end of their edge is nearer to asylum. Positions inside a zone are at 0 and
-    belong to that zone's city. Whether the cities protect is the caller's concern.
+    The geographic core's way (`geo.RefugeNetwork.way_to_asylum_xy`) to all six cities as if
+    they protected: whether they do in a given year is applied by the field (Mishnah Makkot
+    2:4).
     """
-    router = network.router
-    gates = np.flatnonzero(router.node_gate != "")
-    dist, _, source = dijkstra(
-        router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
-    )
-    snap = router.snap(x, y)
-    road, end = _road_via_nearer_end(snap, router.edge_length_m, dist)
-    offroad = snap.offroad_m.copy()
-    city = np.where(source[end] >= 0, router.node_gate[np.maximum(source[end], 0)], "")
-    zone = network.asylum.zone_of(x, y)
-    inside = zone >= 0
-    offroad[inside], road[inside] = 0.0, 0.0
-    city[inside] = np.asarray(network.city_ids)[zone[inside]]
-    return offroad, road, city
-
-
-def _road_via_nearer_end(
-    snap: Snap, edge_length_m: Floats, node_dist: Floats
-) -> tuple[Floats, NDArray[np.intp]]:
-    via_u = snap.along_m + node_dist[snap.u]
-    via_v = edge_length_m[snap.edge] - snap.along_m + node_dist[snap.v]
-    take_u = via_u <= via_v
-    return np.where(take_u, via_u, via_v), np.where(take_u, snap.u, snap.v)
+    way = network.way_to_asylum_xy(x, y, cities=network.city_ids)
+    return way.offroad_m, way.road_m, way.city
 
 
 def coverage_field(

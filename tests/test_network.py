@@ -165,3 +165,20 @@ def test_invalid_geometry_is_refused(data_copy):
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(DataFileError, match=r"hydrography\.geojson.*invalid in 'sea_of_galilee'"):
         load_network(data_copy)
+
+
+def test_the_way_ends_where_the_off_road_leg_enters_a_zone(network):
+    rng = np.random.default_rng(11)
+    sites = shapely.get_coordinates(network.cities["site"].to_numpy())
+    xy = sites[rng.integers(0, 6, 4000)] + rng.normal(0, 2500, (4000, 2))
+    way = network.way_to_asylum_xy(xy[:, 0], xy[:, 1])
+    dist = way.offroad_m + way.road_m
+    naive, _ = network.router.distance_to_gates(xy[:, 0], xy[:, 1])
+    straight = shapely.distance(
+        shapely.points(xy)[:, None], network.zones.geometry.to_numpy()[None, :]
+    ).min(axis=1)
+    assert (dist <= naive + 1e-6).all()
+    assert (dist >= straight - 1e-6).all()
+    entered = (way.road_m == 0) & (way.offroad_m > 0)
+    assert entered.any()  # some legs cross into a zone before reaching their road
+    assert (dist[entered] < naive[entered]).all()
