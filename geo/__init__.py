@@ -16,7 +16,7 @@ from geo.designation import (
 )
 from geo.network import Location, Reach, RefugeNetwork, default_data_dir, load_network
 from geo.places import CITY_IDS
-from geo.roads import Route
+from geo.roads import Route, Way
 from geo.zones import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, TECHUM_MODES
 
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
     "Reach",
     "RefugeNetwork",
     "Route",
+    "Way",
     "default_data_dir",
     "load_network",
     "to_lonlat",
