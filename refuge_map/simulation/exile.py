@@ -85,13 +85,23 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
         "he goes out beyond the Sabbath boundary, which protects as the city does and no further",
         "Numbers 35:26-27; Mishnah Makkot 2:7",
     ),
-    "in_boundary_tree": ("he is in a tree at the edge: it all follows the boughs", ""),
+    "in_boundary_tree": (
+        "he is in a tree at the edge: it all follows the boughs",
+        "Mishnah Makkot 2:7; Makkot 12a-b",
+    ),
     "returned_inside": (
         "nobody found him outside; he goes back within the boundary",
         "Mishnah Makkot 2:7",
     ),
-    "killed_outside_boundary": ("", "Numbers 35:27; Mishnah Makkot 2:7"),
-    "killed_again": ("he killed again in error inside the city of refuge", ""),
+    "killed_outside_boundary": (
+        "outside the boundary the avenger finds him and kills him (the rule text names the "
+        "opinion followed)",
+        "Numbers 35:27; Mishnah Makkot 2:7",
+    ),
+    "killed_again": (
+        "he killed again in error inside the city of refuge",
+        "Mishnah Makkot 2:7",
+    ),
     "moved_neighbourhood": (
         "he is banished from one neighbourhood to another",
         "Mishnah Makkot 2:7; Makkot 12b",
@@ -100,7 +110,10 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
         "a Levite is banished from one city to another (here: the nearest other city by road)",
         "Mishnah Makkot 2:7; Makkot 12b",
     ),
-    "high_priest_died": ("", "Numbers 35:25, 28; Mishnah Makkot 2:6"),
+    "high_priest_died": (
+        "the high priest dies: those exiled in his days go home",
+        "Numbers 35:25, 28; Mishnah Makkot 2:6",
+    ),
     "released": (
         "at the death of the high priest he returns to the land of his possession",
         "Numbers 35:25, 28; Mishnah Makkot 2:6",
@@ -110,7 +123,7 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
         "at the high priest's death",
         "Mishnah Makkot 2:7; Makkot 11b; Rambam, Rotzeach 7:3",
     ),
-    "rent_paid": ("", "Mishnah Makkot 2:8"),
+    "rent_paid": ("he pays rent to the Levites (R. Judah)", "Mishnah Makkot 2:8"),
     "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
 }
 
@@ -655,7 +668,6 @@ class _City:
             city[inside],
             inside=True,
             rule=bough_rule,
-            citation="Mishnah Makkot 2:7; Makkot 12a-b",
         )
         went = ~inside
         people.left[idx[went]] += 1
