@@ -13,7 +13,7 @@ import pytest
 
 from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
-from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, run_flight
+from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, fly
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -33,14 +33,7 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
     world = build_world(scenario, scenario.seed)
     if not shortcuts:
         world = dataclasses.replace(world, graph=dataclasses.replace(world.graph, _straight=False))
-    return run_flight(
-        world,
-        dt_s=scenario.dt_s,
-        horizon_s=scenario.horizon_h * 3600.0,
-        strategy=scenario.avenger.strategy,
-        capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps,
-    )
+    return fly(scenario, world)
 
 
 @pytest.mark.parametrize(

@@ -397,6 +397,20 @@ def run_flight(
     return pursuit.result(step)
 
 
+def fly(scenario: Scenario, world: World, *, progress: Progress | None = None) -> Flight:
+    """`run_flight` with the scenario's time step, horizon, strategy, capture distance and
+    recording (a `world` built from it)."""
+    return run_flight(
+        world,
+        dt_s=scenario.dt_s,
+        horizon_s=scenario.horizon_h * 3600.0,
+        strategy=scenario.avenger.strategy,
+        capture_m=scenario.avenger.capture_m,
+        record_every=scenario.output.record_every_steps,
+        progress=progress,
+    )
+
+
 def simulate(
     scenario: Scenario, seed: int | None = None, *, progress: Progress | None = None
 ) -> Run:
@@ -422,16 +436,7 @@ def simulate(
         If the network cannot be built with the scenario's options.
     """
     seed = scenario.seed if seed is None else seed
-    world = build_world(scenario, seed)
-    flight = run_flight(
-        world,
-        dt_s=scenario.dt_s,
-        horizon_s=scenario.horizon_h * 3600.0,
-        strategy=scenario.avenger.strategy,
-        capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps,
-        progress=progress,
-    )
+    flight = fly(scenario, build_world(scenario, seed), progress=progress)
     life = None if scenario.exile is None else live_in_exile(flight, scenario.exile, seed)
     return make_run(scenario, seed, flight, life)
 
