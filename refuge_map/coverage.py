@@ -64,6 +64,7 @@ from geo import WGS84, RefugeNetwork, load_network
 from refuge_map._atomic import atomic_file
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
+from refuge_map.io import output_path
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive, Scenario
 
 Floats = NDArray[np.float64]
@@ -409,14 +410,7 @@ def check_output(out: str | Path) -> Path:
     RefugeError
         For any other suffix.
     """
-    target = Path(out)
-    if target.suffix not in FIELD_SUFFIXES:
-        raise RefugeError(
-            f"unsupported output format; use one of {FIELD_SUFFIXES}",
-            source="--out",
-            value=str(target),
-        )
-    return target
+    return output_path(out, FIELD_SUFFIXES)
 
 
 def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:

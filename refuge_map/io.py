@@ -12,6 +12,22 @@ from refuge_map.errors import RefugeError
 LAYER_SUFFIXES = (".gpkg", ".geojson")
 
 
+def output_path(out: str | Path, suffixes: tuple[str, ...]) -> Path:
+    """`out` as a Path, if its suffix is one of `suffixes`.
+
+    Raises
+    ------
+    RefugeError
+        Naming ``--out``, the value and the valid suffixes, for any other suffix.
+    """
+    target = Path(out)
+    if target.suffix not in suffixes:
+        raise RefugeError(
+            f"unsupported output format; use one of {suffixes}", source="--out", value=str(out)
+        )
+    return target
+
+
 def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[Path]:
     """Write every layer: one GeoPackage with a layer each, or one GeoJSON file per layer.
 
@@ -33,13 +49,7 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     RefugeError
         For an unsupported suffix. Nothing is written unless every layer is.
     """
-    target = Path(out)
-    if target.suffix not in LAYER_SUFFIXES:
-        raise RefugeError(
-            f"unsupported output format; use one of {LAYER_SUFFIXES}",
-            source="--out",
-            value=str(out),
-        )
+    target = output_path(out, LAYER_SUFFIXES)
     if target.suffix == ".gpkg":
         with atomic_file(target) as tmp:
             for name, frame in layers.items():
