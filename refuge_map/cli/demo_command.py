@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from geo import default_data_dir, load_network
+from geo import default_data_dir
 from refuge_map._atomic import atomic_file
 from refuge_map.cli._app import app
 from refuge_map.cli.map_commands import scenario_cells
@@ -18,7 +18,7 @@ from refuge_map.io import write_layers
 from refuge_map.render import network_map, save_map
 from refuge_map.render.run_layers import read_run_files
 from refuge_map.render.static import static_map
-from refuge_map.simulation import load_scenario, simulate, write_run
+from refuge_map.simulation import load_scenario, scenario_network, simulate, write_run
 from refuge_map.simulation.report import report_tables
 
 console = Console()
@@ -37,7 +37,7 @@ def demo(
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
     PNG too); print where everything is."""
     chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
-    network = load_network(**chosen.network.load_kwargs())
+    network = scenario_network(chosen)
     written = write_layers(network.layers(), out / "network.gpkg")
     with atomic_file(out / "cities.csv") as tmp:
         network.summary().to_csv(tmp)

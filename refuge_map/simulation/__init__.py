@@ -1,6 +1,6 @@
 """Simulation I (the flight and the pursuit) and II (trial, the years in exile, release)."""
 
-from refuge_map.simulation._setup import network_for
+from refuge_map.simulation._setup import network_for, scenario_network
 from refuge_map.simulation.engine import (
     Flight,
     replication_seeds,
@@ -34,6 +34,7 @@ __all__ = [
     "read_run",
     "replication_seeds",
     "run_flight",
+    "scenario_network",
     "scenario_schema",
     "simulate",
     "simulate_replications",

@@ -34,6 +34,12 @@ def network_for(options_json: str) -> tuple[RefugeNetwork, RoadGraph]:
     return network, RoadGraph.from_router(network.router)
 
 
+def scenario_network(scenario: Scenario) -> RefugeNetwork:
+    """The network of a scenario's options, from the same cache the simulation uses (built
+    once per process however many runs, maps and fields ask for it)."""
+    return network_for(scenario.network.model_dump_json())[0]
+
+
 @dataclass(frozen=True)
 class World:
     """A scenario made concrete for one seed: per-incident arrays in metres, seconds, m/s.
