@@ -60,11 +60,12 @@ import shapely
 from numpy.typing import NDArray
 from scipy.special import ndtr
 
-from geo import WGS84, RefugeNetwork, load_network
+from geo import WGS84, RefugeNetwork
 from refuge_map._atomic import atomic_file
 from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
-from refuge_map.io import output_path
+from refuge_map.io import output_path, pinned_gpkg_date
+from refuge_map.simulation import scenario_network
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive, Scenario
 
 Floats = NDArray[np.float64]
@@ -352,7 +353,7 @@ def scenario_coverage(
     scenario: Scenario, *, cell_m: float = DEFAULT_CELL_M, draws: int = DEFAULT_DRAWS
 ) -> CoverageField:
     """The coverage field of a scenario: its network options, year, agents, escorts and seed."""
-    network = load_network(**scenario.network.load_kwargs())
+    network = scenario_network(scenario)
     return coverage_field(
         network,
         fugitive=scenario.fugitive,
@@ -428,7 +429,7 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
     """
     target = check_output(out)
     frame = coverage.to_frame()
-    with atomic_file(target) as tmp:
+    with atomic_file(target) as tmp, pinned_gpkg_date():
         if target.suffix == ".parquet":
             frame.to_parquet(tmp)
         else:

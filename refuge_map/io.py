@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import geopandas as gpd
+import pyogrio
 
 from refuge_map._atomic import atomic_dir, atomic_file
 from refuge_map.errors import RefugeError
 
 LAYER_SUFFIXES = (".gpkg", ".geojson")
+
+#: GeoPackages record a "last change" time; it is pinned so that the same inputs give
+#: byte-identical files.
+_GPKG_DATE = "2000-01-01T00:00:00.000Z"
+
+
+@contextmanager
+def pinned_gpkg_date() -> Iterator[None]:
+    """Within the block, GeoPackages are written with the fixed date `_GPKG_DATE`."""
+    before = pyogrio.get_gdal_config_option("OGR_CURRENT_DATE")
+    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": _GPKG_DATE})
+    try:
+        yield
+    finally:
+        pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": before})
 
 
 def output_path(out: str | Path, suffixes: tuple[str, ...]) -> Path:
@@ -51,7 +69,7 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     """
     target = output_path(out, LAYER_SUFFIXES)
     if target.suffix == ".gpkg":
-        with atomic_file(target) as tmp:
+        with atomic_file(target) as tmp, pinned_gpkg_date():
             for name, frame in layers.items():
                 frame.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio")
         return [target]

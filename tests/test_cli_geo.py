@@ -85,3 +85,9 @@ def test_the_cli_needs_no_undeclared_package():
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert found.stdout.strip() == "False"
+
+
+def test_layers_are_byte_identical_run_to_run(run_cli, tmp_path):
+    for name in ("a.gpkg", "b.gpkg"):
+        assert run_cli("layers", "--out", tmp_path / name).code == 0
+    assert (tmp_path / "a.gpkg").read_bytes() == (tmp_path / "b.gpkg").read_bytes()

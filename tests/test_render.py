@@ -452,3 +452,11 @@ def test_cli_needs_something_to_write(run_cli):
 def test_cli_run_folder_without_files(run_cli, tmp_path):
     result = run_cli("map", "--out", tmp_path / "map.html", "--run", tmp_path)
     assert result.code == 2 and "trajectories.parquet: run file not found" in result.err
+
+
+def test_the_same_map_gives_the_same_page(network: RefugeNetwork) -> None:
+    # folium names elements with random ids; the page numbers them, so it is reproducible
+    first = render_html(network_map(network), self_contained=False)
+    second = render_html(network_map(network), self_contained=False)
+    assert first == second
+    assert "feature_group_00000000000000000000000000000001" in first

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import folium
@@ -26,8 +27,19 @@ def render_html(fmap: folium.Map, *, self_contained: bool, node_modules: Path | 
             "tiles load from the network: a self-contained map takes no tiles (--tiles none)",
             field="tiles",
         )
-    page = fmap.get_root().render()
+    page = _stable_ids(fmap.get_root().render())
     return inline_assets(page, node_modules) if self_contained else page
+
+
+#: folium names every element with a random 32-hex id (e.g. ``feature_group_3f2a...``).
+_FOLIUM_ID = re.compile(r"(?<=_)[0-9a-f]{32}(?![0-9a-f])")
+
+
+def _stable_ids(page: str) -> str:
+    """Number folium's random element ids in order of appearance, so that the same map gives
+    the same page byte for byte."""
+    ids: dict[str, str] = {}
+    return _FOLIUM_ID.sub(lambda m: ids.setdefault(m.group(0), f"{len(ids):032x}"), page)
 
 
 def save_map(

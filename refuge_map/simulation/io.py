@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import geopandas as gpd
 import pandas as pd
-import pyogrio
 
 from refuge_map._atomic import atomic_dir
+from refuge_map.io import pinned_gpkg_date
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
 
@@ -26,20 +24,6 @@ RUN_FILES = (
 #: The exile's tables (Simulation II), written when the run has them: one row per manslayer,
 #: the rent ledger (Mishnah Makkot 2:8) and the priests.
 EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet")
-
-#: GeoPackages record a "last change" time; pin it so that one scenario and seed give
-#: byte-identical files.
-_GPKG_DATE = "2000-01-01T00:00:00.000Z"
-
-
-@contextmanager
-def _pinned_gpkg_date() -> Iterator[None]:
-    before = pyogrio.get_gdal_config_option("OGR_CURRENT_DATE")
-    pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": _GPKG_DATE})
-    try:
-        yield
-    finally:
-        pyogrio.set_gdal_config_options({"OGR_CURRENT_DATE": before})
 
 
 def write_run(run: Run, out_dir: str | Path) -> list[Path]:
@@ -59,7 +43,7 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
     with atomic_dir(target) as tmp:
         run.events.to_parquet(tmp / "events.parquet", index=False)
         run.trajectories.to_parquet(tmp / "trajectories.parquet", index=False)
-        with _pinned_gpkg_date():
+        with pinned_gpkg_date():
             run.lines().to_file(
                 tmp / "trajectories.gpkg", layer="lines", driver="GPKG", engine="pyogrio"
             )
