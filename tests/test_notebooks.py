@@ -36,7 +36,9 @@ def test_the_kernel_is_this_interpreter_with_ci_set():
 @pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
 def test_notebook_runs(path: Path):
     notebook = nbformat.read(path, as_version=4)
-    _run(notebook)  # raises CellExecutionError, naming the cell, if any cell fails
+    ran = _run(notebook)  # raises CellExecutionError, naming the cell, if any cell fails
+    code = [cell for cell in ran.cells if cell.cell_type == "code"]
+    assert code and all(cell.execution_count for cell in code), "a code cell did not run"
 
 
 @pytest.mark.parametrize("path", ALL, ids=[p.name for p in ALL])
