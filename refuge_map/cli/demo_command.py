@@ -39,10 +39,11 @@ def demo(
     chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
     network = scenario_network(chosen)
     written = write_layers(network.layers(), out / "network.gpkg")
+    cities = network.summary()
     with atomic_file(out / "cities.csv") as tmp:
-        network.summary().to_csv(tmp)
+        cities.to_csv(tmp)
     written.append(out / "cities.csv")
-    console.print(_cities_table(network.summary()))
+    console.print(_cities_table(cities))
     run = simulate(chosen)
     written += write_run(run, out / "run")
     for table in report_tables(run.summary):
