@@ -59,7 +59,7 @@ def read_layer(
         )
     problems = _field_problems(layer, fields) + _geometry_problems(layer, geom_types)
     if problems:
-        raise DataFileError("; ".join(problems), source=source)
+        raise DataFileError(f"{len(problems)} problem(s): " + "; ".join(problems), source=source)
     return layer
 
 
@@ -76,9 +76,11 @@ def _field_problems(layer: gpd.GeoDataFrame, fields: Sequence[str]) -> list[str]
     for field in fields:
         if field not in layer:
             problems.append(f"field {field!r}: missing")
-        elif layer[field].isna().any():
-            empty = layer[field].isna().to_numpy()
-            problems.append(f"field {field!r}: no value in {_rows(empty, layer)}")
+        else:
+            # a blank string is no value either
+            empty = (layer[field].isna() | (layer[field].astype(str).str.strip() == "")).to_numpy()
+            if empty.any():
+                problems.append(f"field {field!r}: no value in {_rows(empty, layer)}")
     return problems
 
 

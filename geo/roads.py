@@ -33,7 +33,8 @@ from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
 from geo._errors import DataFileError, ParameterError, QueryError
-from geo.crs import REGION_BOUNDS_LONLAT, REGION_CRS, WGS84, check_finite
+from geo._validate import read_layer
+from geo.crs import REGION_CRS, check_finite
 
 #: Fields every road leg must carry.
 REQUIRED_FIELDS = ("id", "name", "from", "to", "route", "source", "license")
@@ -72,84 +73,7 @@ def read_roads(path: str | PathLike[str]) -> gpd.GeoDataFrame:
         `REGION_BOUNDS_LONLAT` (such as longitude and latitude swapped), or a CRS other than
         WGS84.
     """
-    source = str(path)
-    try:
-        roads = gpd.read_file(path, engine="pyogrio")
-    except Exception as exc:  # pyogrio raises several unrelated types for unreadable files
-        raise DataFileError(f"cannot read road file: {exc}", source=source) from exc
-    problems = _crs_problems(roads) + _field_problems(roads) + _geometry_problems(roads)
-    if problems:
-        field, value = problems[0][0], problems[0][2]
-        message = "; ".join(f"field {f!r}: {text}" for f, text, _ in problems)
-        raise DataFileError(
-            f"{len(problems)} problem(s) in road file: {message}",
-            source=source,
-            field=field,
-            value=value,
-        )
-    return roads.to_crs(REGION_CRS)
-
-
-_Problem = tuple[str, str, Any]
-
-
-def _crs_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
-    if roads.crs is None:
-        return [("crs", "the file declares no CRS; expected WGS84 lon/lat (EPSG:4326)", None)]
-    if not CRS(roads.crs).equals(WGS84, ignore_axis_order=True):
-        return [("crs", "expected WGS84 lon/lat (EPSG:4326)", roads.crs.to_string())]
-    return []
-
-
-def _field_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
-    problems: list[_Problem] = []
-    for field in REQUIRED_FIELDS:
-        if field not in roads.columns:
-            problems.append((field, "missing", None))
-            continue
-        values = roads[field]
-        empty = values.isna() | (values.astype(str).str.strip() == "")
-        if empty.any():
-            rows = np.flatnonzero(empty.to_numpy()).tolist()
-            problems.append((field, f"empty in rows {rows}", None))
-    return problems
-
-
-def _geometry_problems(roads: gpd.GeoDataFrame) -> list[_Problem]:
-    geoms = roads.geometry.to_numpy()
-    checks = {
-        "missing or empty": shapely.is_missing(geoms) | shapely.is_empty(geoms),
-        "not a LineString": shapely.get_type_id(geoms) != shapely.GeometryType.LINESTRING,
-        "invalid": ~shapely.is_valid(geoms),
-    }
-    problems: list[_Problem] = []
-    flagged = np.zeros(len(geoms), dtype=bool)
-    for text, bad in checks.items():
-        bad = bad & ~flagged
-        flagged |= bad
-        if bad.any():
-            problems.append(("geometry", f"{text} in rows {np.flatnonzero(bad).tolist()}", None))
-    problems += _bounds_problems(geoms[~flagged], np.flatnonzero(~flagged))
-    return problems
-
-
-def _bounds_problems(geoms: NDArray[Any], rows: NDArray[np.intp]) -> list[_Problem]:
-    left, bottom, right, top = REGION_BOUNDS_LONLAT
-    bounds = shapely.bounds(geoms).reshape(-1, 4)
-    outside = (
-        (bounds[:, 0] < left)
-        | (bounds[:, 1] < bottom)
-        | (bounds[:, 2] > right)
-        | (bounds[:, 3] > top)
-    )
-    if not outside.any():
-        return []
-    first = shapely.get_coordinates(geoms[outside][0])[0].tolist()
-    text = (
-        f"coordinates outside the region (lon {left}-{right}, lat {bottom}-{top}; "
-        f"longitude and latitude swapped?) in rows {rows[outside].tolist()}"
-    )
-    return [("geometry", text, first)]
+    return read_layer(path, REQUIRED_FIELDS, geom_types=("LineString",)).to_crs(REGION_CRS)
 
 
 # --------------------------------------------------------------------------- building
