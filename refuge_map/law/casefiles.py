@@ -2,32 +2,25 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from geo import default_data_dir
 from refuge_map._loading import read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError
 from refuge_map.law.opinions import DISPUTES, Opinions
 from refuge_map.law.ruling import ExileWithin, Verdict
 
-DATA_ENV = "REFUGE_MAP_DATA"
 DEFAULT_KEY = "default"
 
 
-def data_dir() -> Path:
-    """The data folder: ``$REFUGE_MAP_DATA`` if set, else the repository's ``data/``."""
-    override = os.environ.get(DATA_ENV)
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "data"
-
-
 def cases_dir() -> Path:
-    """The folder of shipped cases, ``<data>/cases``."""
-    return data_dir() / "cases"
+    """The folder of shipped cases, ``<data>/cases`` (``$REFUGE_MAP_DATA`` moves the data)."""
+    return default_data_dir() / "cases"
 
 
 class _Frozen(BaseModel):
