@@ -121,21 +121,26 @@ def disputes_page() -> str:
 
 def cases_page() -> str:
     """The shipped cases with their verdicts under every opinion that bears on them."""
-    from refuge_map.law import rulings_across_opinions
+    from refuge_map.law import DISPUTES, rulings_across_opinions
     from refuge_map.law.casefiles import shipped_cases
 
     rows = []
     for path, shipped in shipped_cases():
+        default, *others = rulings_across_opinions(shipped.case)  # the defaults come first
         readings = []
-        for chosen, ruling in rulings_across_opinions(shipped.case):
-            setting = ", ".join(f"{key}={sage}" for key, sage in chosen.items()) or "default"
+        for chosen, ruling in others:
+            changed = {k: v for k, v in chosen.items() if v != DISPUTES[k].default}
+            setting = ", ".join(f"{key}={sage}" for key, sage in changed.items())
             readings.append(f"{setting}: **{ruling.verdict}**")
-        rows.append((f"`{path.name}`", shipped.title, "; ".join(readings)))
+        rows.append(
+            (f"`{path.name}`", shipped.title, f"**{default[1].verdict}**", "; ".join(readings))
+        )
     return (
         "# The shipped cases\n\n"
-        "Every case the source texts describe (`data/cases/`), judged under every combination "
-        "of the disputes that bear on it (`refuge judge FILE --all-opinions`).\n\n"
-        + _table(("file", "case", "verdict under each reading"), rows)
+        "Every case the source texts describe (`data/cases/`), judged under the default "
+        "opinions and under every other combination of the disputes that bear on it "
+        "(`refuge judge FILE --all-opinions`).\n\n"
+        + _table(("file", "case", "default verdict", "under the other readings"), rows)
     )
 
 
