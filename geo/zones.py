@@ -14,8 +14,6 @@ from geo._errors import ParameterError
 from geo.crs import meridian_convergence_deg, to_lonlat
 from geo.readings import (
     CUBIT_PRESETS,
-    DEFAULT_CUBIT,
-    DEFAULT_TECHUM_CUBITS,
     TECHUM_CUBIT_PRESETS,
     TECHUM_MODES,
 )

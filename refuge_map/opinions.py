@@ -108,8 +108,7 @@ _EXILE_READINGS: dict[str, dict[str, Any]] = {
             "first_tanna": "the high priest anointed with oil, the one installed by the many "
             "garments, and one who stood down release him; not the priest anointed for war "
             "(Mishnah Makkot 2:6; so Rambam, Rotzeach 7:9)",
-            "judah": "R. Judah: the priest anointed for war releases him too (Mishnah Makkot "
-            "2:6)",
+            "judah": "R. Judah: the priest anointed for war releases him too (Mishnah Makkot 2:6)",
         },
         "default": "first_tanna",
         "why_default": "The anonymous Mishnah against R. Judah, a single sage; Rambam, Rotzeach "

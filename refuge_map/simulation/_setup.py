@@ -13,7 +13,6 @@ from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from refuge_map.simulation._gazetteer import named_places
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
-from refuge_map.simulation.seeds import streams
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
     Incident,
@@ -21,6 +20,7 @@ from refuge_map.simulation.scenario import (
     Place,
     Scenario,
 )
+from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
 STREAMS = ("incidents", "speeds", "delays", "escorts")

@@ -140,9 +140,7 @@ class RoadGraph:
         direct = np.where(edge == to_edge, np.abs(to_s - s), np.inf)
         return np.minimum(direct, np.minimum(s + from_u, length - s + from_v))
 
-    def between(
-        self, a: tuple[Ints, Floats, Floats], b: tuple[Ints, Floats, Floats]
-    ) -> Floats:
+    def between(self, a: tuple[Ints, Floats, Floats], b: tuple[Ints, Floats, Floats]) -> Floats:
         """Metres from snapped positions `a` to `b`, element by element: the off-road leg to
         the road, the shortest road distance, the off-road leg from it (``inf`` where the roads
         do not connect).

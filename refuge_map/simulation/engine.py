@@ -24,7 +24,7 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS, CITY_IDS
-from refuge_map.simulation._setup import World, build_world
+from refuge_map.simulation._setup import World
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.events import (
     ARRIVAL,

@@ -168,9 +168,7 @@ LIFE_REASONS = {
 }
 
 #: Kinds at which the manslayer dies by another's hand (his trajectory row is ``captured``).
-KILLINGS = frozenset(
-    {"capture", "killed_on_trial_road", "killed_outside_boundary", "executed"}
-)
+KILLINGS = frozenset({"capture", "killed_on_trial_road", "killed_outside_boundary", "executed"})
 
 #: Columns of a phase's events table, in order (`EventLog.frame` adds ``inside`` and
 #: ``captured`` for the exile's trajectory rows).

@@ -66,7 +66,8 @@ class Run:
     events
         One row per event (`EVENT_COLUMNS`): ``t`` a tz-naive datetime (the scenario's nominal
         ``start`` plus ``elapsed_s``), ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none),
-        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.events.EVENT_KINDS` and ``EXILE_KINDS``.
+        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.events.EVENT_KINDS` and
+        ``EXILE_KINDS``.
     trajectories
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.

@@ -21,6 +21,12 @@ from refuge_map.simulation.priesthood import (
     OfficeChain,
 )
 
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
+BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
+WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
+OfficeOpinion = DISPUTES["exile.office"].literal
+RentOpinion = DISPUTES["exile.rent"].literal
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
@@ -134,7 +140,7 @@ class Boundary(_Strict):
     leave_per_year: YearlyChance = Field(
         0.0, description="Yearly chance that he goes out beyond the boundary (the law forbids it)."
     )
-    opinion: DISPUTES["exile.boundary.opinion"].literal = Field(  # type: ignore[name-defined]
+    opinion: BoundaryOpinion = Field(
         DISPUTES["exile.boundary.opinion"].default,
         description="Mishnah Makkot 2:7: yose_hagelili (a duty for the avenger) or akiva (an "
         "option; the halakha follows R. Akiva against a colleague, and Rambam, Rotzeach 5:10 "
@@ -189,7 +195,7 @@ class Priesthood(_Strict):
     step_down_per_year: Probability = Field(
         0.0, description="Yearly chance a high priest stands down (he still counts, 2:6)."
     )
-    war_priest: DISPUTES["exile.priesthood.war_priest"].literal = Field(  # type: ignore[name-defined]
+    war_priest: WarPriestOpinion = Field(
         DISPUTES["exile.priesthood.war_priest"].default,
         description="Mishnah Makkot 2:6: does the priest anointed for war release him? "
         "first_tanna (no; Rambam, Rotzeach 7:9) or judah (yes).",
@@ -250,11 +256,13 @@ class ExileOptions(_Strict):
     office_share: Probability = Field(
         0.0, description="Share of manslayers who held an office before (Mishnah Makkot 2:8)."
     )
-    office: DISPUTES["exile.office"].literal = Field(  # type: ignore[name-defined]
-        DISPUTES["exile.office"].default, description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not)."
+    office: OfficeOpinion = Field(
+        DISPUTES["exile.office"].default,
+        description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not).",
     )
-    rent: DISPUTES["exile.rent"].literal = Field(  # type: ignore[name-defined]
-        DISPUTES["exile.rent"].default, description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not)."
+    rent: RentOpinion = Field(
+        DISPUTES["exile.rent"].default,
+        description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not).",
     )
     rent_per_year: float = Field(
         1.0, ge=0.0, le=1000.0, description="Rent per year, nominal units (no sum is given)."

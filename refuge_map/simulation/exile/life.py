@@ -42,8 +42,8 @@ class ExileLife:
         The fugitive's position at each of his events: incident, role code 0, step, x, y, city
         index (-1 outside asylum), captured.
     manslayers
-        One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life exile and why,
-        years in exile, Levite, office, moves and goings-out.
+        One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life exile
+        and why, years in exile, Levite, office, moves and goings-out.
     ledger
         Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city; empty under
         R. Meir.
@@ -81,9 +81,7 @@ def exile_opinions(options: ExileOptions, bough_opinion: str) -> dict[str, Any]:
     boundary, priesthood = options.boundary, options.priesthood
     return {
         "law": options.law.model_dump(),
-        "outside_boundary": {
-            boundary.opinion: holds("exile.boundary.opinion", boundary.opinion)
-        },
+        "outside_boundary": {boundary.opinion: holds("exile.boundary.opinion", boundary.opinion)},
         "war_priest": {
             priesthood.war_priest: holds("exile.priesthood.war_priest", priesthood.war_priest)
         },
@@ -127,7 +125,14 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     clock = np.full(world.n, np.nan)
     clock[exiles] = back_y
     city = City(
-        log, world, people, options, succession, places_of_exile(options), rngs["city"], clock,
+        log,
+        world,
+        people,
+        options,
+        succession,
+        places_of_exile(options),
+        rngs["city"],
+        clock,
         clock.copy(),
     )
     city.live(exiles)

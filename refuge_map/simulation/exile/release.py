@@ -19,9 +19,7 @@ from refuge_map.simulation.scenario_exile import ExileOptions
 Floats = NDArray[np.float64]
 
 
-def succession_of(
-    options: ExileOptions, rngs: dict[str, np.random.Generator]
-) -> Succession:
+def succession_of(options: ExileOptions, rngs: dict[str, np.random.Generator]) -> Succession:
     """The high priests of the run, and the priests anointed for war where their death
     releases too (Mishnah Makkot 2:6), each office from its own stream."""
     priesthood = options.priesthood

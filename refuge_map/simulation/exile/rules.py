@@ -123,9 +123,7 @@ def places_of_exile(options: ExileOptions) -> dict[tuple[int, bool], Place]:
     Levite or not: banished to another neighbourhood, or a Levite to another city."""
     placed = {}
     for k, choice in enumerate(options.cases):
-        for levite in (
-            (False, True) if can_be_levite(choice.case) else (choice.case.killer.levite,)
-        ):
+        for levite in (False, True) if can_be_levite(choice.case) else (choice.case.killer.levite,):
             ruling = judge(_again(choice.case, levite), options.law)
             if ruling.consequences is not None:  # only an exile lives in the city to kill again
                 step = next(s for s in ruling.trace if s.rule == "place_of_exile")
