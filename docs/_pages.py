@@ -98,23 +98,24 @@ def rules_page() -> str:
 
 
 def disputes_page() -> str:
-    """Every dispute with its holders, choices, default and why."""
-    from refuge_map.law import DISPUTES
+    """Every dispute of the package (law, geometry, exile) with its holders, default and why."""
+    from refuge_map.opinions import DISPUTES
 
     parts = [
         "# The disputes\n",
-        "Every named dispute the package implements. Each is a parameter: `refuge judge -o "
-        "KEY=SAGE`, `Opinions(KEY=SAGE)` in Python, or the scenario's `opinions`. Every result "
-        "records the opinions it used.\n",
+        "Every named dispute the package implements, from the one registry "
+        "(`refuge_map.opinions.DISPUTES`). Each is a parameter, chosen by the scenario path that "
+        "heads its section (a sweep axis too); the law's own are also `refuge judge -o KEY=SAGE` "
+        "and `Opinions(KEY=SAGE)` in Python. Every result records the opinions it used.\n",
     ]
-    for key, dispute in DISPUTES.items():
-        parts.append(f"## `{key}`\n")
+    for path, dispute in DISPUTES.items():
+        parts.append(f"## `{path}`\n")
         parts.append(f"{dispute.question} ({dispute.citation})\n")
         rows = [
-            (f"`{sage}`" + (" (default)" if sage == dispute.default else ""), view)
-            for sage, view in dispute.holds.items()
+            (f"`{choice}`" + (" (default)" if choice == dispute.default else ""), view)
+            for choice, view in dispute.holds.items()
         ]
-        parts.append(_table(("opinion", "holds"), rows))
+        parts.append(_table(("choice", "holds"), rows))
         parts.append(f"**Why the default:** {dispute.why_default}\n")
     return "\n".join(parts)
 
