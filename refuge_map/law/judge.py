@@ -98,10 +98,15 @@ def _answers(case: Case, field: str, opinions: Opinions) -> list[tuple[Alternati
 def _field_values(field: str) -> list[Any]:
     """Every stated value of a top-level case field: its Literal choices, or true and false."""
     annotation = Case.model_fields[field].annotation
-    args = typing.get_args(annotation) if typing.get_origin(annotation) in (
-        typing.Union,
-        types.UnionType,
-    ) else (annotation,)
+    args = (
+        typing.get_args(annotation)
+        if typing.get_origin(annotation)
+        in (
+            typing.Union,
+            types.UnionType,
+        )
+        else (annotation,)
+    )
     values: list[Any] = []
     for arg in args:
         if typing.get_origin(arg) is typing.Literal:
@@ -134,7 +139,6 @@ def bearing_disputes(case: Case) -> tuple[str, ...]:
     """
     bearing: tuple[str, ...] = ()
     while True:  # the disputes no verdict rule reads never bear
-
         found = {
             key for _, ruling in _rulings_over(case, bearing) for key in ruling.opinions_bearing
         }

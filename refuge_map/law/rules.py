@@ -196,8 +196,16 @@ def hatred_or_lying_in_wait(case: Case, opinions: Opinions) -> TraceStep | None:
 
 def _spot_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
     """Whether a blow aimed at one spot and landing on another could kill (Sanhedrin 9:2)."""
-    reads = ("aimed_at", "landed_on", "force_could_kill_where_aimed", "force_could_kill_where_landed")
-    where_aimed, where_landed = case.force_could_kill_where_aimed, case.force_could_kill_where_landed
+    reads = (
+        "aimed_at",
+        "landed_on",
+        "force_could_kill_where_aimed",
+        "force_could_kill_where_landed",
+    )
+    where_aimed, where_landed = (
+        case.force_could_kill_where_aimed,
+        case.force_could_kill_where_landed,
+    )
     if where_landed is None and where_aimed:
         # Mishnah Sanhedrin 9:2: enough to kill at the loins is enough at the heart (adult, minor).
         rank = VULNERABILITY[str(case.aimed_at)][1], VULNERABILITY[str(case.landed_on)][1]
@@ -265,17 +273,15 @@ def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
     lethal, said, measured, citation = measure(case)
     reads = tuple(dict.fromkeys((*reads, "aimed_at", *measured)))
     if lethal is None:
-        return _ask("murderer_by_measure", "Numbers 35:16-18; Mishnah Sanhedrin 9:2", said,
-                    citation, reads)
-    if not lethal:
-        return _step(
-            "murderer_by_measure", citation, f"{said}: exempt from death", reads
+        return _ask(
+            "murderer_by_measure", "Numbers 35:16-18; Mishnah Sanhedrin 9:2", said, citation, reads
         )
+    if not lethal:
+        return _step("murderer_by_measure", citation, f"{said}: exempt from death", reads)
     return _step(
         "murderer_by_measure",
         citation,
-        f"{said}, and he died: {MURDERER}; the avenger of blood puts him to death "
-        "(Numbers 35:19)",
+        f"{said}, and he died: {MURDERER}; the avenger of blood puts him to death (Numbers 35:19)",
         reads,
         decides="capital",
     )
@@ -353,9 +359,7 @@ def downward_movement(case: Case, opinions: Opinions) -> TraceStep | None:
     The general principle is said of deaths in error; a blow meant to strike (a duty) is judged
     by Mishnah Makkot 2:2 without it.
     """
-    if case.intent != "none" or (
-        case.act not in MOVEMENT_OF_ACT and case.act not in DIRECTED_ACTS
-    ):
+    if case.intent != "none" or (case.act not in MOVEMENT_OF_ACT and case.act not in DIRECTED_ACTS):
         return None
     reads = ("act", "movement")
     # Mishnah Makkot 2:1: this is the general principle: whenever the death was caused in the
@@ -507,8 +511,9 @@ def right_of_entry(case: Case, opinions: Opinions) -> TraceStep:
     citation = "Mishnah Makkot 2:2"
     where = (case.place or "").replace("_", " ")
     if case.place is None:
-        return _step("right_of_entry", citation, "no place the victim could not enter is stated",
-                     ("place",))
+        return _step(
+            "right_of_entry", citation, "no place the victim could not enter is stated", ("place",)
+        )
     if case.entry is None:
         return _ask(
             "right_of_entry",
@@ -518,8 +523,9 @@ def right_of_entry(case: Case, opinions: Opinions) -> TraceStep:
             reads,
         )
     if case.entry:
-        return _step("right_of_entry", citation, f"the victim had a right to be in the {where}",
-                     reads)
+        return _step(
+            "right_of_entry", citation, f"the victim had a right to be in the {where}", reads
+        )
     return _step(
         "right_of_entry",
         citation,
@@ -563,8 +569,9 @@ def blind_killer(case: Case, opinions: Opinions) -> TraceStep:
     """A blind killer (R. Judah against R. Meir)."""
     reads = ("killer.blind",)
     if not case.killer.blind:
-        return _step("blind_killer", "Mishnah Makkot 2:3", "the killer is not said to be blind",
-                     reads)
+        return _step(
+            "blind_killer", "Mishnah Makkot 2:3", "the killer is not said to be blind", reads
+        )
     # Mishnah Makkot 2:3: a blind person does not go into banishment (R. Judah); R. Meir: he does.
     sage = opinions.blind
     return _by_opinion(
@@ -592,8 +599,10 @@ def seeing_him_not(case: Case, opinions: Opinions) -> TraceStep | None:
             reads,
             decides="undetermined",
         )
-    said = "he did not see the victim" if case.killer_saw_victim is False else (
-        "the case does not say he saw the victim"
+    said = (
+        "he did not see the victim"
+        if case.killer_saw_victim is False
+        else ("the case does not say he saw the victim")
     )
     return _step("seeing_him_not", "Numbers 35:23", said, reads)
 
@@ -692,9 +701,7 @@ def place_of_exile(case: Case) -> tuple[TraceStep, ExileWithin]:
         # Numbers 35:11; Mishnah Makkot 2:7 speaks of the Levite only after a killing "in that
         # city", so a Levite who killed elsewhere flees like anyone else.
         who = "a Levite who killed outside his city" if case.killer.levite else "he"
-        step = _step(
-            "place_of_exile", "Numbers 35:11", f"{who} flees to a city of refuge", reads
-        )
+        step = _step("place_of_exile", "Numbers 35:11", f"{who} flees to a city of refuge", reads)
         return step, "city_of_refuge"
     # Mishnah Makkot 2:7: if he slew in that city he is banished from one neighbourhood to
     # another; and a Levite is banished from one city to another.

@@ -84,9 +84,7 @@ class Ruling(_Frozen):
     @property
     def reads(self) -> frozenset[str]:
         """Every case field the consulted rules read."""
-        return frozenset(
-            (*(path for step in self.trace for path in step.reads), *self.also_reads)
-        )
+        return frozenset((*(path for step in self.trace for path in step.reads), *self.also_reads))
 
     def to_json_dict(self) -> dict[str, Any]:
         """The stable JSON form: verdict, reason, trace, opinions, opinions_bearing, consequences,
