@@ -213,7 +213,8 @@ def test_rule(rule, facts, chosen, outcome):
     assert step.decides == outcome
     assert step.rule == rule.__name__
     assert re.fullmatch(
-        r"(Numbers 35|Mishnah (Makkot 2|Sanhedrin 9)|Rambam, Hilchot Rotzeach 4):[0-9-]+(; .+| .+)?",
+        r"(Numbers 35|Mishnah (Makkot 2|Sanhedrin 9)|Rambam, Hilchot Rotzeach 4)"
+        r":[0-9-]+(; .+| .+)?",
         step.citation,
     )
     # A step that followed a sage names the dispute and the sage actually set.

@@ -7,7 +7,6 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
 OUTSIDE = "outside the shipped texts"
 PRESETS: dict[str, str] = {
     "mishnah": "the anonymous Mishnah (or, where it has no anonymous voice, the documented "

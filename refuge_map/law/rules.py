@@ -266,7 +266,7 @@ def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
             "Mishnah Sanhedrin 9:2; Numbers 35:19",
             "he meant to kill and he killed, and no instrument is named to be measured: "
             "liable, a murderer; the avenger of blood puts him to death (Numbers 35:19)",
-            reads,
+            (*reads, "aimed_at", "instrument"),
             decides="capital",
         )
     measure = _spot_measure if case.aimed_at else _instrument_measure
@@ -388,9 +388,9 @@ def downward_movement(case: Case, opinions: Opinions) -> TraceStep | None:
 
 def stone_whereby_a_man_may_die(case: Case, opinions: Opinions) -> TraceStep | None:
     """A stone cast in error exiles only if it is one 'whereby a man may die'."""
-    if case.intent != "none" or case.weapon != "stone":
+    if case.intent != "none" or case.act != "throwing_stone":
         return None
-    reads = ("act", "instrument", "instrument_could_kill")
+    reads = ("act", "instrument_could_kill")
     # Numbers 35:23: or with any stone, whereby a man may die, seeing him not, and cast it.
     if case.instrument_could_kill is None:
         return _ask(
