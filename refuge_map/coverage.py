@@ -415,7 +415,7 @@ def check_output(out: str | Path) -> Path:
 
 
 def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
-    """Write the field (GeoPackage or GeoParquet of cell squares) and a PNG beside it.
+    """Write the field (GeoPackage or GeoParquet of cell squares, in WGS84) and a PNG beside it.
 
     Returns
     -------
@@ -428,7 +428,7 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
         For an unsupported suffix (use `FIELD_SUFFIXES`). Each file appears whole or not at all.
     """
     target = check_output(out)
-    frame = coverage.to_frame()
+    frame = coverage.to_frame().to_crs(WGS84)  # files are WGS84 (EPSG:4326), as every file
     with atomic_file(target) as tmp, pinned_gpkg_date():
         if target.suffix == ".parquet":
             frame.to_parquet(tmp)

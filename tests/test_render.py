@@ -135,7 +135,7 @@ def test_city_popup_tells_identification_side_designation_and_sources(network_pa
     for needle in [
         "קֶדֶשׁ",
         "Tel Kedesh (rank 1)",
-        "57%",
+        "574 of 1000",
         "Khirbet Qedish (score 56)",
         "west of the Jordan",
         "designated from the start",
