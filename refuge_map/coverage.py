@@ -61,8 +61,8 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork
+from geo.land_grid import LandGrid, land_grid
 from refuge_map._atomic import atomic_file
-from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
 from refuge_map.io import output_path, pinned_gpkg_date
 from refuge_map.simulation import scenario_network
@@ -108,7 +108,7 @@ class CoverageField:
     Attributes
     ----------
     grid
-        The cells (`refuge_map.analysis.LandGrid`).
+        The cells (`geo.land_grid.LandGrid`).
     offroad_m, road_m
         The off-road leg and the road distance to the nearest gate (0 inside a zone, inf before
         the cities protect).
@@ -308,7 +308,7 @@ def coverage_field(
     seed
         Seed of the generator behind the draws.
     grid
-        Cells to compute (default: `refuge_map.analysis.land_grid` at `cell_m`).
+        Cells to compute (default: `geo.land_grid.land_grid` at `cell_m`).
 
     Raises
     ------

@@ -15,10 +15,10 @@ from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
 
 from geo import ParameterError, RefugeNetwork, to_lonlat, to_metric
+from geo.land_grid import LandGrid
 from geo.places import selectable_sites
 from geo.roads import WALK_SPEED_M_S
 from refuge_map.analysis._roads import road_distance_matrix
-from refuge_map.analysis.coverage_grid import LandGrid
 from refuge_map.analysis.stretches import STRETCH_SOURCE
 
 #: Numbers 35:14: three cities beyond the Jordan and three in the land of Canaan.

@@ -353,7 +353,9 @@ def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
     pairing = own["talmud_pairing"].iloc[0] if len(own) else None
     others = places[(places["city"] == city) & (places["id"] != row["site_id"])]
     alternatives = "; ".join(
-        f"{p.modern_identification} (OpenBible score {_score(p.openbible_score)})"
+        f"{p.modern_identification} (OpenBible score {_score(p.openbible_score)}"
+        + "".join(f"; {flag}" for flag in p.site_flags)
+        + ")"
         for p in others.itertuples(index=False)
     )
     return popup_table(

@@ -25,8 +25,8 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS, to_metric
+from geo.gazetteer import named_places
 from refuge_map.law import Case, Ruling, judge
-from refuge_map.simulation._gazetteer import named_places
 from refuge_map.simulation.priesthood import (
     WAR_PRIEST_OPINIONS,
     YEAR_S,

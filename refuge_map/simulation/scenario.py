@@ -30,8 +30,8 @@ from pydantic import (
 
 from geo import ALL_SIX, MOSES_THEN_JOSHUA
 from geo.crs import REGION_BOUNDS_LONLAT
+from geo.gazetteer import candidate_sites, named_places
 from refuge_map._loading import load_model
-from refuge_map.simulation._gazetteer import candidate_sites, named_places
 from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 
 #: The Literals below mirror `geo.CITY_IDS`, `geo.CUBIT_PRESETS`, `geo.TECHUM_CUBIT_PRESETS` and
