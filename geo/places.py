@@ -77,7 +77,7 @@ def read_places(path: Path) -> gpd.GeoDataFrame:
         if field not in sited or sited[field].isna().any():
             problems.append(f"field {field!r}: missing on a city or candidate site")
     places["site_flags"] = places.get("site_flags", pd.Series(None, index=places.index)).map(
-        _as_list
+        as_list
     )
     problems += _flag_problems(places)
     for field in INTEGER_FIELDS:
@@ -98,7 +98,7 @@ def read_places(path: Path) -> gpd.GeoDataFrame:
     return places
 
 
-def _as_list(value: object) -> list[str]:
+def as_list(value: object) -> list[str]:
     """A list field as read (a JSON array, or missing) as a plain list of strings."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return []

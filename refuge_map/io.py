@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
 import pandas as pd
@@ -14,6 +16,8 @@ from refuge_map._atomic import atomic_dir, atomic_file
 from refuge_map.errors import RefugeError
 
 LAYER_SUFFIXES = (".gpkg", ".geojson")
+#: The name ending of a Linked Places Format file (`write_lpf`).
+LPF_SUFFIX = ".lpf.json"
 
 #: GeoPackages record a "last change" time; it is pinned so that the same inputs give
 #: byte-identical files.
@@ -120,3 +124,18 @@ def _typed_columns(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         and frame[column].isna().all()
     ]
     return frame.drop(columns=empty)
+
+
+def write_lpf(collection: dict[str, Any], out: str | Path) -> list[Path]:
+    """Write a Linked Places Format collection (`geo.lpf.places_lpf`) as UTF-8 JSON.
+
+    Returns
+    -------
+    list of Path
+        The file written (whole, or not at all).
+    """
+    target = Path(out)
+    text = json.dumps(collection, ensure_ascii=False, indent=1) + "\n"
+    with atomic_file(target) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+    return [target]
