@@ -22,7 +22,7 @@ def test_negative_scores_are_flagged_kept_and_never_chosen(places):
     assert sorted(negative["id"]) == ["ramoth_gilead__cand4", "ramoth_gilead__cand5"]
     assert all(flags == ["negative_score"] for flags in negative["site_flags"])
     assert not set(negative["id"]) & set(selectable_sites(places)["id"])
-    with pytest.raises(ParameterError, match="excluded from selection.*sources reject"):
+    with pytest.raises(ParameterError, match=r"excluded from selection.*sources reject"):
         choose_sites(places, {"ramoth_gilead": "ramoth_gilead__cand5"})
     chosen = choose_sites(places)
     assert chosen.loc["ramoth_gilead", "alternatives"] == 2  # cand2, cand3; not 4 and 5
