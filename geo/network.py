@@ -31,10 +31,9 @@ from geo.places import (
     town_areas,
     town_extents,
 )
+from geo.readings import DEFAULT_CUBIT, DEFAULT_TECHUM_CUBITS
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
-    DEFAULT_CUBIT,
-    DEFAULT_TECHUM_CUBITS,
     TechumMode,
     resolve_cubit,
     resolve_techum_cubits,
