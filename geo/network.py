@@ -12,6 +12,7 @@ import geopandas as gpd
 import networkx as nx
 import numpy as np
 import pandas as pd
+import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
@@ -30,6 +31,7 @@ from geo.designation import ALL_SIX, AddedCity, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
 from geo.levitical import read_levitical
 from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
+from geo.prescribed_roads import bridges, prescribe_roads, signposts
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
     DEFAULT_CUBIT,
@@ -353,6 +355,25 @@ class RefugeNetwork:
             return Reach(float(dist[0]), str(city[0]))
         return Reach(dist, city)
 
+    def signposts(self) -> gpd.GeoDataFrame:
+        """The "miklat" signs at every crossroads outside the zones (Makkot 10b; Rambam 8:5).
+
+        Each points along a shortest road way to the nearest city of refuge (the six and any
+        added cities; not the 42, which protect only one who knows to seek them). Columns as
+        `geo.prescribed_roads.signposts`; Point geometry in `crs`.
+        """
+        router = self._router
+        inside = self._asylum.zone_of(router.node_x, router.node_y) >= 0
+        table = signposts(router, cities=self._refuge_ids(), skip=inside)
+        table["node"] = router.node_ids[table["node"].to_numpy()]
+        table["toward"] = router.node_ids[table["toward"].to_numpy()]
+        points = shapely.points(table["x"].to_numpy(), table["y"].to_numpy())
+        return gpd.GeoDataFrame(table.drop(columns=["x", "y"]), geometry=points, crs=self.crs)
+
+    def bridges(self) -> gpd.GeoDataFrame:
+        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5)."""
+        return bridges(self.roads, self.hydrography)
+
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
         """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps)."""
         cities = self.cities.drop(columns=["site"])
@@ -517,6 +538,7 @@ def load_network(
     roads = build_road_graph(
         read_roads(folder / "roads.geojson"), zones.assign(site=cities["site"])
     )
+    prescribe_roads(roads, hydrography, cubit_m=cubit)
     options = {
         "cubit_m": cubit,
         "techum": techum,
