@@ -580,7 +580,7 @@ def _city_table(
             "rank": sites["rank"],
             "confidence": sites["confidence"],
             "alternatives": sites["alternatives"],
-            "designated_at": pd.Series(timeline.designation_times()),
+            "designated_at": pd.Series(timeline.designation_times()).reindex(sites.index),
             "town_area_source": sites.get("town_area_source"),
             "site": site_points,
         },
