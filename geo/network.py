@@ -305,7 +305,7 @@ class RefugeNetwork:
         if not intends_refuge:
             chosen = tuple(c for c in (cities or self.city_ids) if c in self._refuge_ids())
         if t is not None and np.ndim(t) == 0 and bool(self.active(t)):
-            designated = self._designated_at <= float(t)  # type: ignore[arg-type]
+            designated = self._designated_at <= float(np.asarray(t))
             if not designated.all():
                 ids = np.asarray(self.city_ids)[designated]
                 chosen = tuple(c for c in (chosen or self.city_ids) if c in set(ids))
