@@ -5,14 +5,7 @@ It knows nothing of law, simulation or HTML.
 """
 
 from geo._errors import DataFileError, GeoError, ParameterError, QueryError
-from geo.asylum import (
-    BOUGH_OPINIONS,
-    CITY_KINDS,
-    DEFAULT_BOUGH_OPINION,
-    DEFAULT_REFUGE_READING,
-    REFUGE_READINGS,
-    ZONE_KINDS,
-)
+from geo.asylum import CITY_KINDS, ZONE_KINDS
 from geo.crs import REGION_CRS, WGS84, to_lonlat, to_metric
 from geo.designation import (
     ALL_SIX,
@@ -27,8 +20,16 @@ from geo.designation import (
 from geo.levitical import LEVITE_FAMILIES, read_levitical
 from geo.network import Location, Reach, RefugeNetwork, default_data_dir, load_network
 from geo.places import CITY_IDS
+from geo.readings import (
+    BOUGH_OPINIONS,
+    CUBIT_PRESETS,
+    DEFAULT_BOUGH_OPINION,
+    DEFAULT_REFUGE_READING,
+    REFUGE_READINGS,
+    TECHUM_CUBIT_PRESETS,
+    TECHUM_MODES,
+)
 from geo.roads import Route, Way
-from geo.zones import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, TECHUM_MODES
 
 __all__ = [
     "ALL_SIX",

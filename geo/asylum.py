@@ -10,31 +10,12 @@ import shapely
 from numpy.typing import NDArray
 
 from geo._errors import ParameterError
+from geo.readings import BOUGH_OPINIONS, DEFAULT_BOUGH_OPINION
 
 BoughOpinion = Literal["mishnah", "rava", "rav_ashi", "rambam"]
 
-#: Readings of "it all follows the boughs" (Mishnah Makkot 2:7; Makkot 12a-b; Rambam,
-#: Rotzeach 8:11; RULES.md §5), for a person in a tree whose trunk and boughs lie apart.
-BOUGH_OPINIONS: dict[str, str] = {
-    "mishnah": "Mishnah Makkot 2:7: it all follows the boughs; where the boughs are decides",
-    "rava": "Makkot 12a (Rava): a man in the boughs is where the boughs are; a man at the trunk "
-    "is where the trunk stands",
-    "rav_ashi": "Makkot 12b (Rav Ashi): follow the boughs as well; the tree protects if its trunk "
-    "or its boughs are inside",
-    "rambam": "Rambam, Rotzeach 8:11: under the leaves of an inside tree, or at the trunk of an "
-    "outside tree whose boughs reach in, he is protected",
-}
-DEFAULT_BOUGH_OPINION: BoughOpinion = "mishnah"
-
+#: The choices of `geo.readings.REFUGE_READINGS` (the network option ``refuges``).
 RefugeReading = Literal["six", "levitical"]
-
-#: Which cities take the manslayer in (RULES.md §1): a network option (`geo.load_network`).
-REFUGE_READINGS: dict[str, str] = {
-    "six": "Numbers 35:13-14; Joshua 20:7-8: the six designated cities of refuge",
-    "levitical": "Numbers 35:6; Makkot 10a (Abaye); Rambam, Rotzeach 8:9-10: all 48 Levitical "
-    "cities; the 42 beside the six only for one who enters them intending refuge",
-}
-DEFAULT_REFUGE_READING: RefugeReading = "six"
 
 #: The kind of city a zone belongs to, and what it asks of the person who enters it.
 CITY_KINDS: dict[str, str] = {

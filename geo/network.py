@@ -17,25 +17,21 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
 from geo._errors import DataFileError, ParameterError
-from geo.asylum import (
-    DEFAULT_BOUGH_OPINION,
-    DEFAULT_REFUGE_READING,
-    REFUGE_READINGS,
-    ZONE_KINDS,
-    Asylum,
-    BoughOpinion,
-    RefugeReading,
-)
+from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
 from geo.designation import ALL_SIX, AddedCity, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
 from geo.levitical import read_levitical
 from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
 from geo.prescribed_roads import bridges, prescribe_roads, signposts
+from geo.readings import (
+    DEFAULT_CUBIT,
+    DEFAULT_REFUGE_READING,
+    DEFAULT_TECHUM_CUBITS,
+    REFUGE_READINGS,
+)
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
-    DEFAULT_CUBIT,
-    DEFAULT_TECHUM_CUBITS,
     TechumMode,
     resolve_cubit,
     resolve_techum_cubits,
