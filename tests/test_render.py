@@ -17,14 +17,15 @@ import pytest
 from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map, static
-from refuge_map.render._coverage import P_CLASSES, p_class
-from refuge_map.render._html import esc, script_json
+from refuge_map.render import network_map, read_run_files, render_html, save_map, static
+from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
+from refuge_map.render._html import cited, esc, script_json
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
     category_color,
     category_label,
+    colour_meanings,
     event_category,
 )
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
@@ -171,7 +172,8 @@ def test_data_strings_are_escaped_everywhere(network, tmp_path):
     page = render_html(network_map(named, run=run), self_contained=False)
     assert PAYLOAD not in page and "`${alert(2)}`" not in page
     assert esc(PAYLOAD) in page
-    for field in ["Kedesh", "i0001-fugitive", "shechem", "Deuteronomy 19:6", "a chasing avenger."]:
+    linked = "Deuteronomy 19:6\\u003c/a>"  # a citation is linked to its text, the rest escaped
+    for field in ["Kedesh", "i0001-fugitive", "shechem", linked, "a chasing avenger."]:
         assert field + esc(text) in page, field
 
 
@@ -236,9 +238,13 @@ def test_run_tracks_are_on_a_time_slider(run_page):
     for role in ["fugitive", "avenger"]:
         assert f"refuge-agent refuge-{role}" in run_page
         assert f"track of the {role}" in run_page
-    assert "currentTime: 86400000" in run_page  # the first time, one day after the epoch
+    assert "currentTime: 86400000" in run_page  # the killing, one day after the epoch
+    assert "min after the killing" in run_page and "1800-01-01" not in run_page
     assert '"Flight and pursuit (time slider)"' in run_page
-    assert "<b>Run tiny-" in run_page and "<i>Three killings in error" in run_page
+    assert "<summary>What the map shows</summary>" in run_page
+    assert "<i>Three killings in error" in run_page and "Run tiny-" not in run_page
+    assert "<title>The cities of refuge: tiny</title>" in run_page
+    assert run_page.startswith('<!DOCTYPE html>\n<html lang="en">')
 
 
 def test_every_event_kind_has_a_category():
@@ -260,15 +266,39 @@ def test_run_events_are_grouped_and_cite_their_rule(run_dir, run_page):
     assert shown == len(events)
     arrival = events[events["kind"] == "arrival"].iloc[0]
     for label, value in [("rule", arrival["rule"]), ("source", arrival["citation"])]:
-        assert script_json(f"<th>{label}</th><td>{esc(value)}</td>")[1:-1] in run_page
+        assert script_json(f"<th>{label}</th><td>{cited(value)}</td>")[1:-1] in run_page
+    assert script_json('href="https://www.sefaria.org/Numbers.35.11-12"')[1:-1] in run_page
     assert "avenger sets out" in run_page and "refuge reached" in run_page
 
 
-def test_many_events_start_switched_off(network, run_dir, monkeypatch):
-    monkeypatch.setattr(run_layers, "SHOWN_EVENTS", 2)
-    page = render_html(network_map(network, run=run_dir), self_contained=False)
-    layers = re.findall(r'"Events: [^"]*\((\d+)\)" : (marker_layer_\w+)', page)
-    assert layers and all((f"{name}.addTo(" in page) == (int(n) <= 2) for n, name in layers)
+def test_events_are_clustered_with_their_count(run_page):
+    layers = re.findall(r'"Events: [^"]*\((\d+)\)" : (marker_layer_\w+)', run_page)
+    assert layers and all(f"{name}.addTo(" in run_page for _, name in layers)
+    assert run_page.count("L.markerClusterGroup(") == len(layers)
+    assert "cluster.getChildCount()" in run_page
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [
+        ("Mishnah Makkot 2:7", "Mishnah_Makkot.2.7"),
+        ("Numbers 35:20-21", "Numbers.35.20-21"),
+        ("Deut 19:6", "Deuteronomy.19.6"),
+        ("Makkot 12b", "Makkot.12b"),
+        ("Rambam, Rotzeach 5:9-10", "Mishneh_Torah,_Murderer_and_the_Preservation_of_Life.5.9-10"),
+    ],
+)
+def test_citations_link_to_sefaria(text, url):
+    html = cited(f"see {text}; <b>")
+    assert html == f'see <a href="https://www.sefaria.org/{url}" target="_blank" ' + (
+        f'rel="noopener">{esc(text)}</a>; &lt;b&gt;'
+    )
+
+
+def test_the_map_gives_each_colour_one_meaning():
+    colours = [*colour_meanings().values(), *(c.lower() for _, c in P_CLASSES), NO_VALUE]
+    repeated = {c for c in colours if colours.count(c) > 1}
+    assert repeated == set(), "a colour means two things"
 
 
 def test_script_json_cannot_end_the_script():
