@@ -16,6 +16,7 @@ import pytest
 
 from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
+from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
 from refuge_map.render import network_map, read_run_files, render_html, save_map, static
 from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
@@ -413,10 +414,29 @@ def test_iso_duration():
     assert _iso_duration(45) == "PT45S"
 
 
-def test_static_png(network, run_dir, tmp_path):
-    path = static_map(network, tmp_path / "map.png", run=read_run_files(run_dir))
+@pytest.mark.parametrize(
+    ("suffix", "magic"), [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")]
+)
+def test_static_figure_format_follows_the_suffix(network, run_dir, tmp_path, suffix, magic):
+    path = static_map(network, tmp_path / f"map{suffix}", run=read_run_files(run_dir))
     data = path.read_bytes()
-    assert data.startswith(b"\x89PNG") and len(data) > 20_000
+    assert data.startswith(magic) and len(data) > 20_000
+    if suffix == ".svg":  # the text of the figure is there: labels, scale, attribution
+        text = data.decode("utf-8")
+        assert all(f"<!-- {w}" in text for w in ["Shechem", "20 km", "Places: OpenBible.info"])
+
+
+def test_static_figure_refuses_other_suffixes(network, tmp_path):
+    with pytest.raises(RefugeError, match=r"FILE\.png, FILE\.pdf, FILE\.svg"):
+        static_map(network, tmp_path / "map.jpg")
+    assert not (tmp_path / "map.jpg").exists()
+
+
+def test_coverage_figure_has_the_map_furniture(network, tmp_path):
+    field = coverage_field(network, cell_m=10_000.0, draws=16)
+    text = static.coverage_figure(network, field, tmp_path / "c.svg").read_text("utf-8")
+    for word in ["Shechem", "Golan", "20 km", "Places: OpenBible.info", "P(reach asylum alive)"]:
+        assert f"<!-- {word}" in text, word
 
 
 def test_png_legend_counts_categories_and_says_when_thinned(network, run_dir, monkeypatch):
@@ -472,6 +492,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, needle):
     result = run_cli("map", "--out", tmp_path / "map.html", *args)
     assert result.code == 2 and needle in result.err
     assert result.err.count("\n") == 1 and not (tmp_path / "map.html").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["--out", "m.pdf"], "an HTML map needs FILE.html"), (["--png", "m.jpg"], "FILE.svg")],
+)
+def test_cli_refuses_a_file_of_the_wrong_kind(run_cli, tmp_path, args, needle):
+    result = run_cli("map", *(tmp_path / a if "." in a else a for a in args))
+    assert result.code == 2 and needle in result.err and result.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_cli_needs_something_to_write(run_cli):
