@@ -175,3 +175,32 @@ def test_event_popups_cite_the_rule_and_show_hostile_text_as_text(
     assert link.get_attribute("target") == "_blank"
     assert page.locator("img[src='x']").count() == 0
     assert_offline_and_clean(seen)
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1920, 1080)])
+def test_the_legend_covers_no_city_label(browser, network: RefugeNetwork, tmp_path, size):
+    path = save_map(network_map(network), tmp_path / "network.html", self_contained=True)
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(path.as_uri())
+    page.wait_for_selector(".refuge-city-label")
+    legend = page.locator(".refuge-legend").bounding_box()
+    assert legend["y"] + legend["height"] <= height and legend["x"] + legend["width"] <= width
+    labels = page.locator(".refuge-city-label")
+    assert labels.count() == 6
+    for i in range(6):
+        box = labels.nth(i).bounding_box()
+        apart = (
+            box["x"] >= legend["x"] + legend["width"]
+            or box["x"] + box["width"] <= legend["x"]
+            or box["y"] >= legend["y"] + legend["height"]
+            or box["y"] + box["height"] <= legend["y"]
+        )
+        assert apart, f"the legend covers {labels.nth(i).inner_text()}"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width  # in the view
+    assert page.title() == "The cities of refuge"
+    page.screenshot(path=tmp_path / f"layout-{width}x{height}.png")
+    page.locator(".refuge-legend summary").click()  # it folds up
+    assert page.locator(".refuge-legend").bounding_box()["height"] < 40
+    page.screenshot(path=tmp_path / f"layout-{width}x{height}-folded.png")
+    page.close()
