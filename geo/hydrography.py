@@ -149,7 +149,7 @@ def land_sides(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) 
     pieces = sorted(
         split(_region_box(), jordan_divide(hydro, rivers)).geoms, key=lambda p: p.centroid.x
     )
-    west = pieces[0].difference(_sea(hydro))
+    west = pieces[0].difference(mediterranean(hydro))
     east = shapely.union_all(pieces[1:])
     return gpd.GeoDataFrame(
         {
@@ -170,8 +170,9 @@ def side_of_jordan(points: gpd.GeoSeries, sides: gpd.GeoDataFrame) -> np.ndarray
     return np.where(west, "west", np.where(east, "east", ""))
 
 
-def _sea(hydro: gpd.GeoDataFrame) -> Polygon:
-    """The Mediterranean: the coastline closed through the region's north-west corner."""
+def mediterranean(hydro: gpd.GeoDataFrame) -> Polygon:
+    """The Mediterranean: the coastline closed through the region's north-west corner (empty
+    if the hydrography has no ``mediterranean_coast``), in `REGION_CRS`."""
     coast = hydro.set_index("id").geometry.get("mediterranean_coast")
     if coast is None:
         return Polygon()
