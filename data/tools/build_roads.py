@@ -403,7 +403,6 @@ ROUTES: dict[str, Route] = {
             "medeba",
             "heshbon",
             "rabbah",
-            Via(35.935, 32.060, "north from Rabbah along the plateau"),
             "jabbok_ford_gerasa",
             "gerasa",
             "ramoth_gilead",
