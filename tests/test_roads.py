@@ -20,7 +20,14 @@ from shapely.geometry import LineString, Point, box
 
 from geo._errors import DataFileError, ParameterError
 from geo.crs import REGION_CRS
-from geo.hydrography import jordan_divide, mediterranean, read_hydrography, read_rivers
+from geo.hydrography import (
+    jordan_divide,
+    land_sides,
+    mediterranean,
+    read_hydrography,
+    read_rivers,
+    side_of_jordan,
+)
 from geo.roads import (
     HISTORY_FIELDS,
     REQUIRED_FIELDS,
@@ -405,6 +412,14 @@ def water() -> tuple[dict[str, Any], dict[str, Any]]:
         "arnon": rivers["arnon_osm"],
     }
     return bodies, lines
+
+
+def test_every_waypoint_is_on_land_west_or_east_of_the_jordan(shipped, water) -> None:
+    _, waypoints = shipped
+    hydro = read_hydrography(DATA / "hydrography.geojson")
+    rivers = read_rivers(DATA / "hydrography_osm_odbl.geojson")
+    sides = side_of_jordan(waypoints.geometry, land_sides(hydro, rivers))
+    assert list(waypoints.index[sides == ""]) == []
 
 
 def test_no_leg_crosses_the_sea_or_a_lake(shipped, water) -> None:

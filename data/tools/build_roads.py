@@ -137,7 +137,16 @@ WAYPOINTS = [
     Waypoint("achzib", "Achzib (Tel Achziv)", 35.102652, 33.048278, _ob("m9f46c4")),
     Waypoint("tyre", "Tyre", 35.196111, 33.270833, _ob("m11c602")),
     Waypoint("jokneam", "Jokneam (Tel Yokneam)", 35.108266, 32.664099, _ob("m5fdc60")),
-    Waypoint("dor", "Dor (Tel Dor)", 34.916364, 32.617428, _ob("m13789b")),
+    Waypoint(
+        "dor",
+        "Dor (Tel Dor)",
+        34.9200,
+        32.6174,
+        _own(
+            "Tel Dor (OpenBible.info m13789b), 300 m landward of that point, which lies 41 m "
+            "beyond Natural Earth's 1:10m coast"
+        ),
+    ),
     Waypoint("caesarea", "Caesarea Maritima", 34.891667, 32.5, _ob("m11da12")),
     Waypoint(
         "socoh_sharon",
