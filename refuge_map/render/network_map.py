@@ -21,6 +21,7 @@ from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
 from refuge_map.render._html import esc, hours, is_missing, popup_table
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
+from refuge_map.render.levitical_layers import add_levitical_layers
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
 
 LegendEntry = tuple[Swatch, str, str]
@@ -69,6 +70,7 @@ def network_map(
     framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
     fmap = _base_map(framed, tiles)
     entries = [*_network_legend(), *_add_network_layers(fmap, network)]
+    entries += add_levitical_layers(fmap, network)
     if coverage is not None:
         CoverageLayer(coverage, name=coverage_name(coverage), show=loaded is None).add_to(fmap)
         entries += coverage_legend()
