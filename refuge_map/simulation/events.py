@@ -77,15 +77,18 @@ class StepLog:
         xy: NDArray[np.float64],
         city: NDArray[np.str_] | str = "",
         rule: NDArray[np.str_] | None = None,
+        *,
+        ids: NDArray[np.intp] | None = None,
     ) -> None:
-        """Log `kind` for the incidents where `mask` holds, at their position in `xy`."""
-        idx = np.flatnonzero(mask)
+        """Log `kind` for the rows where `mask` holds, at their position in `xy`; `ids` gives
+        each row's incident (default: row ``i`` is incident ``i``)."""
+        idx = mask.nonzero()[0]
         if idx.size == 0:
             return
         default_rule, citation = EVENT_KINDS[kind]
         self.events.append(
             {
-                "incident": idx,
+                "incident": idx if ids is None else ids[idx],
                 "role": ROLES[role],
                 "kind": kind,
                 "t_s": t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
@@ -106,11 +109,22 @@ class StepLog:
         xy: NDArray[np.float64],
         city: NDArray[np.intp],
         captured: NDArray[np.bool_],
+        *,
+        ids: NDArray[np.intp] | None = None,
     ) -> None:
-        """Log a trajectory row for the agents of `role` where `mask` holds."""
-        idx = np.flatnonzero(mask)
+        """Log a trajectory row for the agents of `role` where `mask` holds; `ids` gives each
+        row's incident (default: row ``i`` is incident ``i``)."""
+        idx = mask.nonzero()[0]
         if idx.size:
-            columns = (idx, role, step, xy[idx, 0], xy[idx, 1], city[idx], captured[idx])
+            columns = (
+                idx if ids is None else ids[idx],
+                role,
+                step,
+                xy[idx, 0],
+                xy[idx, 1],
+                city[idx],
+                captured[idx],
+            )
             self.rows.append(dict(zip(_ROW_FIELDS, columns, strict=True)))
 
     def event_frame(self) -> pd.DataFrame:
