@@ -102,7 +102,7 @@ class _Mover:
         x, y = graph.xy(self.edge[rows], self.s[rows])
         total = self.off_total[rows]
         frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-        off = np.flatnonzero(frac > 0)  # still off the road: a few, after the first steps
+        off = (frac > 0).nonzero()[0]  # still off the road: a few, after the first steps
         if off.size:
             r, frac = rows[off], frac[off]
             x[off] = self._foot_x[r] + frac * self._leg_x[r]
@@ -317,7 +317,7 @@ class _Pursuit:
         tau = self._elapsed(in_flight & ~self.waiting & ~self.in_tree, t, t_prev, self.t0_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
         moved = tau > 0
-        self.fug.place(self.graph, np.flatnonzero(moved), self.fxy)
+        self.fug.place(self.graph, moved.nonzero()[0], self.fxy)
         climbs = reached & self.has_tree & ~self.in_tree
         self.in_tree |= climbs
         self.arrival_rule[climbs] = self.tree_rule[climbs]
@@ -343,7 +343,7 @@ class _Pursuit:
 
     def _ask_asylum(self, rows: Bools) -> None:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
-        ask = np.flatnonzero(rows)
+        ask = rows.nonzero()[0]
         if ask.size == 0:
             return
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
@@ -389,7 +389,7 @@ class _Pursuit:
             to_s = np.where(chasing, self.fug.s, self.gate_s)
         reached = self.ave.advance(self.graph, tau, to_edge, to_s)
         self.at_gate |= reached & ~chasing
-        moved = np.flatnonzero(tau > 0)
+        moved = (tau > 0).nonzero()[0]
         x, y = self.ave.place(self.graph, moved, self.axy)
         near = np.zeros(len(tau), dtype=bool)  # only one who moved can kill (`contact`)
         near[moved] = np.hypot(x - self.fxy[moved, 0], y - self.fxy[moved, 1]) <= self.capture_m
