@@ -4,7 +4,7 @@ It knows nothing of law, simulation or HTML.
 """
 
 from geo._errors import DataFileError, GeoError, ParameterError, QueryError
-from geo.asylum import BOUGH_OPINIONS, DEFAULT_BOUGH_OPINION, ZONE_KINDS
+from geo.asylum import ZONE_KINDS
 from geo.crs import REGION_CRS, WGS84, to_lonlat, to_metric
 from geo.designation import (
     ALL_SIX,
@@ -16,8 +16,14 @@ from geo.designation import (
 )
 from geo.network import Location, Reach, RefugeNetwork, default_data_dir, load_network
 from geo.places import CITY_IDS
+from geo.readings import (
+    BOUGH_OPINIONS,
+    CUBIT_PRESETS,
+    DEFAULT_BOUGH_OPINION,
+    TECHUM_CUBIT_PRESETS,
+    TECHUM_MODES,
+)
 from geo.roads import Route, Way
-from geo.zones import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, TECHUM_MODES
 
 __all__ = [
     "ALL_SIX",

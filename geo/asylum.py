@@ -9,21 +9,10 @@ import shapely
 from numpy.typing import NDArray
 
 from geo._errors import ParameterError
+from geo.readings import BOUGH_OPINIONS, DEFAULT_BOUGH_OPINION
 
 BoughOpinion = Literal["mishnah", "rava", "rav_ashi", "rambam"]
 
-#: Readings of "it all follows the boughs" (Mishnah Makkot 2:7; Makkot 12a-b; Rambam,
-#: Rotzeach 8:11; RULES.md §5), for a person in a tree whose trunk and boughs lie apart.
-BOUGH_OPINIONS: dict[str, str] = {
-    "mishnah": "Mishnah Makkot 2:7: it all follows the boughs; where the boughs are decides",
-    "rava": "Makkot 12a (Rava): a man in the boughs is where the boughs are; a man at the trunk "
-    "is where the trunk stands",
-    "rav_ashi": "Makkot 12b (Rav Ashi): follow the boughs as well; the tree protects if its trunk "
-    "or its boughs are inside",
-    "rambam": "Rambam, Rotzeach 8:11: under the leaves of an inside tree, or at the trunk of an "
-    "outside tree whose boughs reach in, he is protected",
-}
-DEFAULT_BOUGH_OPINION: BoughOpinion = "mishnah"
 
 #: The source of each answer the predicate gives, by zone kind.
 KIND_CITATIONS: dict[str, str] = {

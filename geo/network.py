@@ -21,10 +21,9 @@ from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
 from geo.designation import ALL_SIX, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
 from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
+from geo.readings import DEFAULT_CUBIT, DEFAULT_TECHUM_CUBITS
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
-    DEFAULT_CUBIT,
-    DEFAULT_TECHUM_CUBITS,
     TechumMode,
     resolve_cubit,
     resolve_techum_cubits,
