@@ -263,6 +263,8 @@ class _Pursuit:
         self.gate_edge, self.gate_s = self.graph.node_edge[gate], self.graph.node_s[gate]
         self.heading = np.where(world.has_tree, "tree", heading)
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
+        # the last step at which anyone ended, and the last killing's time (for `_record`)
+        self.last_end, self.last_start = -2, float(world.t0_s.max(initial=-np.inf))
         self.city = np.full(n, -1)
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
@@ -368,6 +370,7 @@ class _Pursuit:
             city = CITY_NAMES[self.city]
             self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
             self.f_end[arrive] = step
+            self.last_end = step
         stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
         self.waiting |= stranded
         self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
@@ -431,10 +434,14 @@ class _Pursuit:
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
+        if contact.any():
+            self.last_end = step
 
     def _record(self, step: int, t_prev: float, started: Bools) -> None:
         """Trajectory rows: every `record_every` steps, at each agent's first step, and at
         the step he ends and the one after (so every agent has at least two rows)."""
+        if self._nobody_due(step, t_prev):
+            return
         first = started & ((self.t0_s > t_prev) | (step == 0))
         due = (step % self.record_every == 0) | first  # type: ignore[operator]
         for role, end, xy, city, captured in (
@@ -450,6 +457,16 @@ class _Pursuit:
                 captured,
                 ids=self.ids,
             )
+
+    def _nobody_due(self, step: int, t_prev: float) -> bool:
+        """Whether no trajectory row falls at `step` (known without looking at the agents):
+        not a regular row's step, every agent started before, nobody ended now or just
+        before."""
+        return bool(
+            step % self.record_every  # type: ignore[operator]
+            and t_prev >= self.last_start
+            and self.last_end < step - 1
+        )
 
     def done(self, step: int) -> bool:
         """Whether every agent ended before this step (and so has its last row)."""
