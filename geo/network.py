@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -12,15 +13,24 @@ import geopandas as gpd
 import networkx as nx
 import numpy as np
 import pandas as pd
+import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
+from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
 
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
 from geo.designation import ALL_SIX, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
-from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
+from geo.places import (
+    CITY_IDS,
+    Candidates,
+    choose_sites,
+    read_places,
+    town_areas,
+    town_extents,
+)
 from geo.readings import DEFAULT_CUBIT, DEFAULT_TECHUM_CUBITS
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
@@ -292,30 +302,40 @@ class RefugeNetwork:
         return Reach(dist, city)
 
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
-        """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps)."""
+        """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps).
+
+        Each layer holds one geometry type (`LAYER_GEOMETRY`): the hydrography is split into
+        ``hydrography_lines`` (rivers, lake centre lines, the coast) and
+        ``hydrography_polygons`` (lakes). Fields are plain numbers, booleans or text; lists
+        are JSON text (`_to_file_frame`). Road nodes carry no metric ``x``/``y`` beside
+        their WGS84 point.
+        """
         cities = self.cities.drop(columns=["site"])
         sites = gpd.GeoDataFrame(
             self.cities.drop(columns="geometry"), geometry="site", crs=self.crs
         ).rename_geometry("geometry")
         nodes, edges = graph_to_gdfs(self.roads)
+        places = self.places.reset_index(drop=True)
+        hydro = self.hydrography.reset_index(drop=True)
+        lines = hydro.geom_type.isin(["LineString", "MultiLineString"])
         frames = {
             "cities": cities,
             "sites": sites,
             "zones": self.zones,
-            "candidates": self.places[self.places["feature_kind"] != "reference_point"],
-            "limits": self.places[self.places["feature_kind"] == "reference_point"],
-            "hydrography": self.hydrography,
+            "candidates": places[places["feature_kind"] != "reference_point"],
+            "limits": places[places["feature_kind"] == "reference_point"],
+            "hydrography_lines": hydro[lines],
+            "hydrography_polygons": hydro[~lines],
             "land": self.land,
             "roads": edges,
-            "road_nodes": nodes,
+            "road_nodes": nodes.drop(columns=["x", "y"]),
         }
         return {name: _to_file_frame(frame) for name, frame in frames.items()}
 
     def summary(self) -> pd.DataFrame:
-        """One row per city: side, identification, confidence, designation, zone size."""
-        table = self.cities[
-            ["name", "side", "modern_identification", "confidence", "alternatives", "designated_at"]
-        ].copy()
+        """One row per city: side, identification, OpenBible score, designation, zone size."""
+        columns = ["name", "side", "modern_identification", "openbible_score", "alternatives"]
+        table = self.cities[[*columns, "designated_at"]].copy()
         table["town_ha"] = (self.cities.geometry.area / 1e4).round(1)
         table["zone_km2"] = (self.zones.geometry.area / 1e6).round(2)
         return pd.DataFrame(table)
@@ -351,20 +371,54 @@ def _check_city(city: str) -> None:
         raise ParameterError(f"unknown city; valid {CITY_IDS}", field="city", value=city)
 
 
+#: The geometry of each file layer (`RefugeNetwork.layers`): one type per layer, written as its
+#: multi-part form where a layer mixes single and multi parts.
+LAYER_GEOMETRY: dict[str, str] = {
+    "cities": "Polygon",
+    "sites": "Point",
+    "zones": "Polygon",
+    "candidates": "Point",
+    "limits": "Point",
+    "hydrography_lines": "LineString",
+    "hydrography_polygons": "Polygon",
+    "land": "Polygon",
+    "roads": "LineString",
+    "road_nodes": "Point",
+}
+
+
 def _to_file_frame(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """A WGS84 copy with plain columns that any file format takes: lists and sets as text,
-    infinite times (designated from the start, or never) as missing."""
-    out = frame.to_crs(WGS84).reset_index()
+    """A WGS84 copy with plain columns that any file format takes: lists, arrays and sets as
+    JSON text (``["Josh 20:7", "Josh 21:32"]``), infinite times (designated from the start, or
+    never) as missing; a named index becomes a column, an unnamed one is dropped."""
+    named = any(name is not None for name in frame.index.names)
+    out = frame.to_crs(WGS84).reset_index(drop=not named)
     for column in out.columns:
         if column == out.geometry.name:
             continue
         if pd.api.types.is_float_dtype(out[column]):
             out[column] = out[column].where(np.isfinite(out[column]))
         elif out[column].dtype == object:
-            out[column] = out[column].map(
-                lambda v: v if v is None or isinstance(v, str | int | float) else str(v)
-            )
+            out[column] = out[column].map(_plain_value)
+    if out.geom_type.str.startswith("Multi").any():
+        out[out.geometry.name] = [_as_multi(g) for g in out.geometry]
     return out
+
+
+def _as_multi(geom: shapely.Geometry) -> shapely.Geometry:
+    """A single-part geometry as its one-part multi form (a multi-part one as it is)."""
+    multi = {"Point": MultiPoint, "LineString": MultiLineString, "Polygon": MultiPolygon}
+    return multi[geom.geom_type]([geom]) if geom.geom_type in multi else geom
+
+
+def _plain_value(value: object) -> object:
+    """A cell as a file value: text and numbers as they are, lists/arrays/sets as JSON text."""
+    if value is None or value is pd.NA or isinstance(value, str | int | float | bool):
+        return None if value is pd.NA else value
+    if isinstance(value, list | tuple | set | frozenset | np.ndarray):
+        items = sorted(value) if isinstance(value, set | frozenset) else list(value)
+        return json.dumps([v.item() if isinstance(v, np.generic) else v for v in items])
+    return str(value)
 
 
 def load_network(
@@ -461,9 +515,10 @@ def _city_table(
             "site_id": sites["site_id"],
             "modern_identification": sites.get("modern_identification"),
             "rank": sites["rank"],
-            "confidence": sites["confidence"],
+            "openbible_score": sites.get("openbible_score"),
             "alternatives": sites["alternatives"],
             "designated_at": pd.Series(timeline.designation_times()),
+            **town_areas(sites),
             "town_area_source": sites.get("town_area_source"),
             "site": site_points,
         },

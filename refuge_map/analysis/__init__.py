@@ -1,12 +1,7 @@
 """Analyses behind the notebooks: the stretches of the land, coverage surfaces and placement."""
 
-from refuge_map.analysis.coverage_grid import (
-    LandGrid,
-    coverage_summary,
-    distance_surface,
-    land_grid,
-    study_area,
-)
+from geo.land_grid import LandGrid, land_grid, study_area
+from refuge_map.analysis.coverage_grid import coverage_summary, distance_surface
 from refuge_map.analysis.placement import (
     Placement,
     candidate_sites,

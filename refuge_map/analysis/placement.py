@@ -15,9 +15,10 @@ from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
 
 from geo import ParameterError, RefugeNetwork, to_lonlat, to_metric
+from geo.land_grid import LandGrid
+from geo.places import selectable_sites
 from geo.roads import WALK_SPEED_M_S
 from refuge_map.analysis._roads import road_distance_matrix
-from refuge_map.analysis.coverage_grid import LandGrid
 from refuge_map.analysis.stretches import STRETCH_SOURCE
 
 #: Numbers 35:14: three cities beyond the Jordan and three in the land of Canaan.
@@ -31,8 +32,9 @@ _SAME_POINT_M = 1.0
 def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.GeoDataFrame:
     """The places a city of refuge may be put: gazetteer sites and, optionally, road nodes.
 
-    Gazetteer sites are every identification candidate of every city (the network's chosen
-    six among them); road nodes are the named waypoints of the road graph (the ancient sites the
+    Gazetteer sites are every selectable identification of every city (`geo.places.
+    selectable_sites`: not those OpenBible's sources reject; the network's chosen six among
+    them); road nodes are the named waypoints of the road graph (the ancient sites the
     roads pass; gates and other unnamed split points are artefacts of the present zones and are
     left out). A road node within a metre of a gazetteer site is the same place and is dropped.
     The side of the Jordan is the land polygon (`network.land`) holding the point.
@@ -43,7 +45,7 @@ def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.G
         Indexed 0..n-1 with ``id`` (the site id, or ``node_<graph id>``), ``name``, ``kind``
         (``"site"`` or ``"road_node"``) and ``side``; Point geometry in the metric CRS.
     """
-    places = network.places[network.places["city"].notna()]
+    places = selectable_sites(network.places)
     frames = [
         pd.DataFrame(
             {
