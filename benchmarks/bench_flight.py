@@ -66,7 +66,7 @@ STEPS = 60  # one hour of flight
 MESA_STEPS = 10  # the first ten minutes, when nearly every agent is active
 REPEATS = 3  # each side: the median of three runs
 CAPTURE_M = 20.0
-SIZES = (1_000, 10_000)  # agents: half fugitives, half avengers
+SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
 
 
 def world(n_incidents: int) -> World:
