@@ -22,6 +22,7 @@ def distance_surface(
     *,
     cities: Sequence[str] | None = None,
     t: float | None = None,
+    intends_refuge: bool = True,
 ) -> pd.DataFrame:
     """Road distance (km) from each cell to the nearest asylum, via
     `geo.RefugeNetwork.distance_to_asylum` (off-road leg plus roads, to the zone's gate).
@@ -36,6 +37,9 @@ def distance_surface(
     t
         A time on the network's designation timeline. Before all six are designated nothing
         protects (Mishnah Makkot 2:4): every cell is at ``inf``.
+    intends_refuge
+        Whether the person flees intending refuge; without it the other 42 Levitical cities
+        (in a network loaded with ``refuges="levitical"``) do not protect (Makkot 10a, Abaye).
 
     Returns
     -------
@@ -46,7 +50,7 @@ def distance_surface(
     """
     lon, lat = grid.lonlat
     targets = tuple(sorted(cities)) if cities is not None else None
-    reach = network.distance_to_asylum(lon, lat, t=t, cities=targets)
+    reach = network.distance_to_asylum(lon, lat, t=t, cities=targets, intends_refuge=intends_refuge)
     table = pd.DataFrame(
         {"km": np.asarray(reach.dist_m) / 1000.0, "city": reach.city, "side": grid.side}
     )
