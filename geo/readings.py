@@ -52,9 +52,8 @@ REFUGE_READINGS: dict[str, str] = {
 }
 DEFAULT_REFUGE_READING = "six"
 
-#: The registry entry of the ``refuges`` option, in the shape of `GEO_READINGS`. It joins
-#: `GEO_READINGS` once the scenario schema offers ``network.refuges`` (the registry holds every
-#: entry to a scenario field; the simulation side of issue 18 adds it).
+#: The registry entry of the ``refuges`` option (``network.refuges`` of a scenario), in the
+#: shape of `GEO_READINGS`.
 REFUGES_READING: dict[str, Any] = {
     "question": "Which cities take the manslayer in: the six, or all 48 Levitical cities?",
     "holds": REFUGE_READINGS,
@@ -63,6 +62,23 @@ REFUGES_READING: dict[str, Any] = {
     "Joshua 20:7-8) and the only ones that take in a manslayer who did not mean to seek "
     "refuge; the 42 need his intent, a fact of the case that the user states.",
     "citation": "Numbers 35:6; Makkot 10a; Rambam, Rotzeach 8:9-10",
+}
+
+#: Which roads count (``roads_period`` of `geo.load_network`, ``network.roads_period`` of a
+#: scenario), in the shape of `GEO_READINGS` (the choices are `geo.roads.ROADS_PERIODS`).
+ROADS_PERIOD_READING: dict[str, Any] = {
+    "question": "Which roads did the manslayer have: those of Joshua's time or of the Mishnah's?",
+    "holds": {
+        "all": "every leg of the road file, whatever its period",
+        "iron_age": "the legs attested for the Iron Age, the time of Joshua's designation "
+        "(Joshua 20)",
+        "hellenistic_roman": "the legs of the Second Temple and Roman periods, the roads the "
+        "Mishnah's court kept in repair (Mishnah Makkot 2:5; Makkot 10a)",
+    },
+    "default": "all",
+    "why_default": "The scenarios do not say when they happen on the roads' timeline; every "
+    "attested leg counts unless a scenario names a period (data/ROADS.md gives each leg's).",
+    "citation": "Deuteronomy 19:3; Mishnah Makkot 2:5; data/ROADS.md",
 }
 
 #: The geometric disputes, by network option: question, holds, default, why_default, citation.
@@ -116,4 +132,6 @@ GEO_READINGS: dict[str, dict[str, Any]] = {
         "Rambam's readings refine it.",
         "citation": "Mishnah Makkot 2:7; Makkot 12a-b; Rambam, Rotzeach 8:11",
     },
+    "refuges": REFUGES_READING,
+    "roads_period": ROADS_PERIOD_READING,
 }

@@ -2,7 +2,8 @@
 
 Each `Dispute` is keyed by the scenario path that chooses it (a sweep axis): the geometric
 readings (``network.*``, from `geo.readings`), the law's disputes (``exile.law.*``, read from
-the fields of `refuge_map.law.Opinions`) and the exile's (``exile.*``). Every layer above `geo`
+the fields of `refuge_map.law.Opinions`), the exile's (``exile.*``) and the cities' (``cities.*``:
+what a city of refuge must be). Every layer above `geo`
 may import this module: it loads no geometry and no simulation. The scenario schema, the sweep's
 dispute axes, `refuge_map.analysis.disputes` and the exile's rule texts all read it.
 
@@ -140,10 +141,27 @@ _EXILE_READINGS: dict[str, dict[str, Any]] = {
 }
 
 
+#: The disputes of what a city of refuge must be (the scenario's ``cities:``), by path.
+_CITY_READINGS: dict[str, dict[str, Any]] = {
+    "cities.no_elders": {
+        "question": "Does a city with no elders in it take a manslayer in?",
+        "holds": {
+            "not_received": "one of R. Ami and R. Asi: it does not receive him (so Rambam, "
+            "Rotzeach 7:6)",
+            "received": "the other of R. Ami and R. Asi: it receives him",
+        },
+        "default": "not_received",
+        "why_default": "Rambam, Rotzeach 7:6 rules that it does not receive.",
+        "citation": "Makkot 10b; Rambam, Rotzeach 7:6",
+    },
+}
+
+
 def _registry() -> dict[str, Dispute]:
     geo = {f"network.{key}": _dispute(f"network.{key}", e) for key, e in GEO_READINGS.items()}
     exile = {path: _dispute(path, entry) for path, entry in _EXILE_READINGS.items()}
-    return {**geo, **_law_disputes(), **exile}
+    cities = {path: _dispute(path, entry) for path, entry in _CITY_READINGS.items()}
+    return {**geo, **_law_disputes(), **exile, **cities}
 
 
 #: Every dispute of the package, by the scenario path that chooses it.

@@ -23,7 +23,7 @@ from refuge_map.simulation.scenario import (
 from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
-STREAMS = ("incidents", "speeds", "delays", "escorts")
+STREAMS = ("incidents", "speeds", "delays", "escorts", "law")  # a new purpose goes last
 
 
 @lru_cache(maxsize=8)
@@ -64,6 +64,7 @@ class World:
     trunk: Floats  # (n, 2), NaN without a tree
     bough: Floats  # (n, 2), NaN without a tree
     at_trunk: NDArray[np.bool_]
+    knows_law: NDArray[np.bool_]  # he knows the 42 receive one intending refuge (Makkot 10a)
 
     @property
     def n(self) -> int:
@@ -150,6 +151,7 @@ def build_world(scenario: Scenario, seed: int) -> World:
         trunk=trunk,
         bough=bough,
         at_trunk=at_trunk,
+        knows_law=rngs["law"].uniform(size=n) < fugitive.knows_law_p,
     )
 
 

@@ -23,7 +23,7 @@ import pandas as pd
 import shapely
 from numpy.typing import NDArray
 
-from geo import BOUGH_OPINIONS, CITY_IDS
+from geo import BOUGH_OPINIONS
 from refuge_map.simulation._setup import World
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.events import (
@@ -34,15 +34,23 @@ from refuge_map.simulation.events import (
     EVENT_KINDS,
     FUGITIVE,
     HORIZON,
+    LEVITICAL_ARRIVAL,
     ROLES,
     EventLog,
 )
+from refuge_map.simulation.reception import (
+    LEVITICAL,
+    Reception,
+    city_goals,
+    may_make_for,
+    nearest_city,
+)
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.scenario_cities import CityConditions
 
 Bools = NDArray[np.bool_]
 Progress = Callable[[int, int], None]
 NEVER = np.iinfo(np.int64).max // 2
-CITY_NAMES = np.array([*CITY_IDS, ""])  # index -1: none
 
 
 @dataclass
@@ -141,6 +149,8 @@ class Flight:
         ``deterred`` (the escorts turned his avenger back), metric ``x``/``y`` at the end.
     dt_s
         The time step, seconds.
+    reception
+        The manslayers in every city, received and turned away (Makkot 10b).
     """
 
     world: World
@@ -148,39 +158,19 @@ class Flight:
     tracks: dict[str, NDArray[Any]]
     outcomes: pd.DataFrame
     dt_s: float
+    reception: Reception
 
 
-def _city_nodes(world: World) -> dict[str, int]:
-    """Road node index of each city's site (the end of the road into the town)."""
-    roads, ids = world.network.roads, world.network.router.node_ids.tolist()
-    return {
-        roads.nodes[node]["waypoint"]: i
-        for i, node in enumerate(ids)
-        if roads.nodes[node]["waypoint"] in CITY_IDS
-    }
-
-
-def _heading(world: World) -> NDArray[np.str_]:
-    """The city each manslayer runs for: the nearest that protects; before activation
-    (Mishnah Makkot 2:4) the nearest designated one, or the nearest of all if none is."""
-    network, heading = world.network, np.empty(world.n, dtype=object)
-    for year in np.unique(world.year):  # the few timeline years of a scenario
-        rows = world.year == year
-        designated = network.designation.designated_at(float(year))
-        cities = None if network.active(year) or not designated else sorted(designated)
-        x, y = world.place[rows, 0], world.place[rows, 1]
-        heading[rows] = network.router.distance_to_gates(x, y, cities)[1]
-    return heading.astype(str)
-
-
-def _gates(world: World, fugitive: _Mover, heading: NDArray[np.str_]) -> Ints:
-    """The gate of his city where each manslayer will enter (the interceptor's goal)."""
+def _gates(world: World, edge: Ints, s: Floats, heading: NDArray[np.str_]) -> Ints:
+    """The gate of his city where each manslayer at road positions (`edge`, `s`) will enter
+    (the interceptor's goal)."""
     graph, router = world.graph, world.network.router
-    gate = np.zeros(world.n, dtype=np.intp)
-    best = np.full(world.n, np.inf)
-    for node in np.flatnonzero(router.node_gate != ""):  # a dozen gates
+    gate = np.zeros(len(edge), dtype=np.intp)
+    best = np.full(len(edge), np.inf)
+    cities = np.unique(heading[heading != ""])
+    for node in np.flatnonzero(np.isin(router.node_gate, cities)):  # the gates of their cities
         to_edge, to_s = graph.node_edge[[node]], graph.node_s[[node]]
-        d = graph.road_distance(fugitive.edge, fugitive.s, to_edge, to_s)
+        d = graph.road_distance(edge, s, to_edge, to_s)
         better = (router.node_gate[node] == heading) & (d < best)
         gate[better], best[better] = node, d[better]
     return gate
@@ -219,6 +209,8 @@ _ROWS = (
     "at_gate",
     "tree_rule",
     "arrival_rule",
+    "intends",
+    "allowed",
 )
 # the working arrays `result` reads, kept for every incident as rows leave
 _OUTCOME_ROWS = ("f_end", "city", "captured", "deterred", "fxy")
@@ -240,6 +232,7 @@ class _Pursuit:
         strategy: Literal["chase", "intercept"],
         capture_m: float,
         record_every: int | None,
+        conditions: CityConditions,
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
@@ -252,14 +245,19 @@ class _Pursuit:
         self.fxy, self.axy = np.empty((n, 2)), np.empty((n, 2))
         self.fug.place(self.graph, self.ids, self.fxy)
         self.ave.place(self.graph, self.ids, self.axy)
-        heading = _heading(world)
-        target = pd.Series(heading).map(_city_nodes(world)).to_numpy(dtype=np.intp)
+        # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
+        self.intends, self.allowed = world.knows_law, may_make_for(world)
+        self.city_kind = world.network.cities["kind"].to_numpy(str)
+        self.reception = Reception.of(world.city_ids, self.city_kind, conditions)
+        self.city_goal_edge, self.city_goal_s = city_goals(world)
+        heading = nearest_city(world, world.place, self.allowed)
+        target = pd.Index(world.city_ids).get_indexer(heading)
         tree_edge, tree_s, _ = world.snap(
             np.where(world.has_tree[:, None], world.trunk, world.place)
         )
-        self.goal_edge = np.where(world.has_tree, tree_edge, self.graph.node_edge[target])
-        self.goal_s = np.where(world.has_tree, tree_s, self.graph.node_s[target])
-        gate = _gates(world, self.fug, heading)
+        self.goal_edge = np.where(world.has_tree, tree_edge, self.city_goal_edge[target])
+        self.goal_s = np.where(world.has_tree, tree_s, self.city_goal_s[target])
+        gate = _gates(world, self.fug.edge, self.fug.s, heading)
         self.gate_edge, self.gate_s = self.graph.node_edge[gate], self.graph.node_s[gate]
         self.heading = np.where(world.has_tree, "tree", heading)
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
@@ -295,9 +293,11 @@ class _Pursuit:
         xy: Floats,
         city: NDArray[np.str_] | str = "",
         rule: NDArray[np.str_] | None = None,
+        citation: NDArray[np.str_] | None = None,
     ) -> None:
         """Log `kind` for the working rows where `mask` holds, at their positions in `xy` (and
-        their times, cities and rules where those are arrays over the working rows)."""
+        their times, cities, rules and citations where those are arrays over the working
+        rows)."""
         idx = mask.nonzero()[0]
         if idx.size == 0:
             return
@@ -310,6 +310,7 @@ class _Pursuit:
             step=step,
             city=city[idx] if isinstance(city, np.ndarray) else city,
             rule=None if rule is None else rule[idx],
+            citation=None if citation is None else citation[idx],
         )
 
     def step(self, step: int) -> None:
@@ -366,14 +367,50 @@ class _Pursuit:
         may_enter = moved & (self.fug.run_m >= self.clear_until)
         self._ask_asylum(in_flight & (climbs | ~self.asked | may_enter))
         arrive = in_flight & (self.city >= 0)
+        turned = np.zeros(len(arrive), dtype=bool)
         if arrive.any():
-            city = CITY_NAMES[self.city]
-            self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
+            turned = self._admit(arrive, step, t)
+            arrive &= ~turned
+        if arrive.any():
+            city = self.world.city_names(self.city)
+            levitical = self.city_kind[self.city] == LEVITICAL
+            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], self.arrival_rule)
+            citation = np.where(levitical, LEVITICAL_ARRIVAL[1], EVENT_KINDS["arrival"][1])
+            self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
-        stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
+        stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting & ~turned
         self.waiting |= stranded
         self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+
+    def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
+        """The cities receive those arriving, or turn them away (a full city, Makkot 10b; one
+        with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
+        the working rows turned away."""
+        rows = np.flatnonzero(arrive)
+        received, rule, citation = self.reception.admit(self.city[rows])
+        turned = np.zeros(len(arrive), dtype=bool)
+        turned[rows[~received]] = True
+        if not turned.any():
+            return turned
+        idx = np.flatnonzero(turned)
+        names = self.world.city_names(self.city)
+        why = np.full(len(arrive), "", dtype=object)
+        cites = np.full(len(arrive), "", dtype=object)
+        why[rows], cites[rows] = rule, citation
+        self._event("turned_away", turned, FUGITIVE, t, step, self.fxy, names, why, cites)
+        self.allowed[idx, self.city[idx]] = False
+        self.city[idx] = -1
+        heading = nearest_city(self.world, self.fxy[idx], self.allowed[idx])
+        nowhere = heading == ""
+        self.waiting[idx[nowhere]] = True  # no city is left to receive him
+        go, heading = idx[~nowhere], heading[~nowhere]
+        target = pd.Index(self.world.city_ids).get_indexer(heading)
+        self.goal_edge[go], self.goal_s[go] = self.city_goal_edge[target], self.city_goal_s[target]
+        gate = _gates(self.world, self.fug.edge[go], self.fug.s[go], heading)
+        self.gate_edge[go], self.gate_s[go] = self.graph.node_edge[gate], self.graph.node_s[gate]
+        self.at_gate[go] = False
+        return turned
 
     def _ask_asylum(self, rows: Bools) -> None:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
@@ -391,7 +428,12 @@ class _Pursuit:
             bough_y=bough_y,
             at_trunk=self.at_trunk[ask],
             t=self.year[ask],
+            intends_refuge=self.intends[ask],
         )[0]
+        # a city he may not make for (turned away from it) does not hold him
+        found = self.city[ask]
+        held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
+        self.city[ask] = np.where(held, found, -1)
         self.asked[ask] = True
         # He moves at most as far as he runs: until he has run his distance to the nearest
         # zone's box (less a metre for rounding) the zones cannot hold him.
@@ -482,7 +524,7 @@ class _Pursuit:
         outcomes = pd.DataFrame(
             {
                 "outcome": np.where(out["captured"], CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
-                "city": CITY_NAMES[np.where(out["captured"], -1, out["city"])],
+                "city": self.world.city_names(np.where(out["captured"], -1, out["city"])),
                 "heading": out["heading"],
                 "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
                 "run_m": out["run_m"],
@@ -494,7 +536,7 @@ class _Pursuit:
         outcomes.index.name = "incident"
         tracks = self.log.track_arrays()
         events = self.log.frame()[list(EVENT_FIELDS)]
-        return Flight(self.world, events, tracks, outcomes, self.dt_s)
+        return Flight(self.world, events, tracks, outcomes, self.dt_s, self.reception)
 
 
 def run_flight(
@@ -505,6 +547,7 @@ def run_flight(
     strategy: Literal["chase", "intercept"] = "chase",
     capture_m: float = 20.0,
     record_every: int | None = 1,
+    conditions: CityConditions | None = None,
     progress: Progress | None = None,
 ) -> Flight:
     """Step the flight of every manslayer and the pursuit of every avenger until the horizon
@@ -524,11 +567,19 @@ def run_flight(
     record_every
         Record trajectory rows every this many steps (and at each agent's first and last); None
         records none (benchmarks).
+    conditions
+        What a city must be to receive (the scenario's ``cities:``; default: every city has
+        elders and room for a middling town's population).
     progress
         Called as ``progress(step, n_steps)`` after each step.
     """
     pursuit = _Pursuit(
-        world, dt_s=dt_s, strategy=strategy, capture_m=capture_m, record_every=record_every
+        world,
+        dt_s=dt_s,
+        strategy=strategy,
+        capture_m=capture_m,
+        record_every=record_every,
+        conditions=conditions or CityConditions(),
     )
     n_steps = int(np.ceil(horizon_s / dt_s - 1e-9))
     step = 0
@@ -551,5 +602,6 @@ def fly(scenario: Scenario, world: World, *, progress: Progress | None = None) -
         strategy=scenario.avenger.strategy,
         capture_m=scenario.avenger.capture_m,
         record_every=scenario.output.record_every_steps,
+        conditions=scenario.cities,
         progress=progress,
     )

@@ -49,7 +49,18 @@ EVENT_KINDS: dict[str, tuple[str, str]] = {
         "still on the road when the simulation ends, because the way is long",
         "Deuteronomy 19:6",
     ),
+    "turned_away": (
+        "the majority of the city are manslayers: it takes no more; he goes on to the next",
+        "Makkot 10b (R. Elazar); Rambam, Rotzeach 7:6",
+    ),
 }
+
+#: The rule and citation of an arrival in one of the 42 Levitical cities (beside the six's,
+#: `EVENT_KINDS["arrival"]`): it receives him because he entered it intending refuge.
+LEVITICAL_ARRIVAL = (
+    "he entered a Levitical city intending refuge: it receives him as the six do",
+    "Numbers 35:6; Makkot 10a (Abaye); Rambam, Rotzeach 8:9-10",
+)
 
 #: Event kinds of Simulation II (trial, the city, release), each with its default rule and
 #: citation.
@@ -120,6 +131,10 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
         "Mishnah Makkot 2:7; Makkot 11b; Rambam, Rotzeach 7:3",
     ),
     "rent_paid": ("he pays rent to the Levites (R. Judah)", "Mishnah Makkot 2:8"),
+    "teacher_exiled": (
+        "a student who is exiled, his teacher is exiled with him",
+        "Makkot 10a; Rambam, Rotzeach 7:1",
+    ),
     "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
 }
 

@@ -12,7 +12,8 @@ import pandas as pd
 import shapely
 from numpy.typing import NDArray
 
-from geo import CITY_IDS, WGS84, to_lonlat
+from geo import WGS84, to_lonlat
+from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES
 from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.scenario import Scenario
@@ -135,6 +136,7 @@ def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
     network = flight.world.network
     activation = network.designation.activation_time
     options = scenario.network.model_dump(mode="json")
+    refuges, cities = scenario.network.refuges, scenario.cities
     return {
         **network.options,
         "designation": options["designation"],
@@ -143,6 +145,13 @@ def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
         "avenger_strategy": scenario.avenger.strategy,
         "capture_m": scenario.avenger.capture_m,
         "escorts": scenario.escorts.model_dump(),
+        "refuges": {refuges: DISPUTES["network.refuges"].holds[refuges]},
+        "added_cities": options["added_cities"],
+        "knows_law_p": scenario.fugitive.knows_law_p,
+        "cities": {
+            **cities.model_dump(mode="json", exclude={"no_elders"}),
+            "no_elders": {cities.no_elders: DISPUTES["cities.no_elders"].holds[cities.no_elders]},
+        },
     }
 
 
@@ -153,6 +162,7 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
     tracks = _trajectories(flight, life, scenario, run_id, seed)
     summary = summarize(flight.outcomes, events)
     opinions = opinions_of(scenario, flight)
+    summary["cities"] = flight.reception.summary()
     if flight.world.has_tree.any():
         summary["trees"] = trees_of(flight.world)
     if life is not None:
@@ -277,7 +287,7 @@ def _trajectories(
             "step": step,
             "elapsed_s": elapsed.astype(float),
             "in_asylum": city >= 0,
-            "city": np.array([*CITY_IDS, ""])[city],
+            "city": flight.world.city_names(city),
             "captured": tracks["captured"][rows].astype(bool),
         },
         columns=list(TRACK_COLUMNS),

@@ -28,11 +28,13 @@ from pydantic import (
     model_validator,
 )
 
-from geo import ALL_SIX, MOSES_THEN_JOSHUA
+from geo import ALL_SIX, MOSES_THEN_JOSHUA, AddedCity
 from geo.crs import REGION_BOUNDS_LONLAT
+from geo.designation import THREE_MORE_SOURCE
 from geo.gazetteer import candidate_sites, named_places
 from refuge_map._loading import load_model
 from refuge_map.opinions import DISPUTES
+from refuge_map.simulation.scenario_cities import CityConditions
 from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 
 #: Mirrors `geo.CITY_IDS` (tests/test_scenario.py checks they agree); the opinions' choices come
@@ -44,6 +46,8 @@ CubitPreset = DISPUTES["network.cubit"].literal
 TechumMode = DISPUTES["network.techum"].literal
 TechumPreset = DISPUTES["network.techum_cubits"].literal
 BoughOpinion = DISPUTES["network.bough_opinion"].literal
+RefugeReading = DISPUTES["network.refuges"].literal
+RoadsPeriod = DISPUTES["network.roads_period"].literal
 
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
@@ -255,6 +259,23 @@ class Fugitive(_Strict):
         default_factory=lambda: {"dist": "lognormal", "median": 4.0, "sigma": 0.2},
         description="Speed across country to the nearest road, km/h.",
     )
+    knows_law_p: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Share of manslayers who know that the 42 Levitical cities receive one who "
+        "enters them intending refuge (Makkot 10a, Abaye; Rambam, Rotzeach 8:9-10): with "
+        "`network.refuges: levitical` they make for the nearest of the 48, intending refuge "
+        "there; the rest for the nearest of the six.",
+        json_schema_extra={
+            "provenance": "assumption",
+            "rationale": "the rule is Makkot 10a (Abaye) and Rambam, Rotzeach 8:9-10; no "
+            "source says how many knew it. 0 by default: only the six, which receive whether "
+            "or not he meant to seek refuge there",
+            "unit": "share",
+            "range": [0.0, 1.0],
+        },
+    )
 
 
 class Avenger(_Strict):
@@ -318,8 +339,27 @@ class DesignationStep(_Strict):
     """Cities set aside at one year of the timeline."""
 
     year: float = Field(description="Year on the timeline's own scale.")
-    cities: tuple[CityId, ...] = Field(min_length=1, description="City ids designated then.")
+    cities: tuple[str, ...] = Field(
+        min_length=1, description="City ids designated then: of the six, or of `added_cities`."
+    )
     source: str = Field("", description="Where the text says so.")
+
+
+class AddedCitySpec(_Strict):
+    """A city of refuge beyond the six, "when the LORD enlarges your border" (Deuteronomy
+    19:8-9; Rambam, Rotzeach 8:4): it protects from the designation step that names it."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="A new city id (not one of six).")
+    name: str = Field(min_length=1, description="Its name on maps and in results.")
+    lon: float = Field(ge=_LEFT, le=_RIGHT, description="Longitude, WGS84 degrees.")
+    lat: float = Field(ge=_BOTTOM, le=_TOP, description="Latitude, WGS84 degrees.")
+    source: str = Field(
+        THREE_MORE_SOURCE, description="Where its placement comes from (text or analysis)."
+    )
+
+    def added_city(self) -> AddedCity:
+        """As `geo.AddedCity` (the ``added_cities`` of `geo.load_network`)."""
+        return AddedCity(self.id, self.name, self.lon, self.lat, self.source)
 
 
 class NetworkOptions(_Strict):
@@ -355,6 +395,20 @@ class NetworkOptions(_Strict):
         description="`all_six` (from the start), `moses_then_joshua` (east at year 0, west at "
         "year 14), or a list of steps in year order.",
     )
+    refuges: RefugeReading = Field(
+        DISPUTES["network.refuges"].default,
+        description="Which cities receive: the six, or all 48 Levitical cities (the 42 only "
+        "one who enters intending refuge; Makkot 10a, Abaye; Rambam, Rotzeach 8:9-10).",
+    )
+    roads_period: RoadsPeriod = Field(
+        DISPUTES["network.roads_period"].default,
+        description="Which roads count: all, iron_age or hellenistic_roman (data/ROADS.md).",
+    )
+    added_cities: tuple[AddedCitySpec, ...] = Field(
+        (),
+        description="Cities of refuge beyond the six (Deuteronomy 19:8-9), designated by a "
+        "step of `designation` that names them.",
+    )
 
     @field_validator("cubit")
     @classmethod
@@ -384,6 +438,29 @@ class NetworkOptions(_Strict):
         return value
 
     @model_validator(mode="after")
+    def _known_designated_cities(self) -> NetworkOptions:
+        added = [city.id for city in self.added_cities]
+        clash = sorted(set(added) & ALL_SIX) or sorted({c for c in added if added.count(c) > 1})
+        if clash:
+            raise ValueError(f"added_cities: ids must be new and distinct; got {clash[0]!r}")
+        known = sorted(ALL_SIX | set(added))
+        steps = self.designation if isinstance(self.designation, tuple) else ()
+        for i, step in enumerate(steps):
+            for city in step.cities:
+                if city not in known:
+                    raise ValueError(
+                        f"designation.{i}.cities: unknown city {city!r}; valid {known}"
+                    )
+        named = {city for step in steps for city in step.cities}
+        unnamed = [city for city in added if city not in named]
+        if unnamed:
+            raise ValueError(
+                f"added_cities: {unnamed[0]!r} is designated by no step of `designation` "
+                "(Deuteronomy 19:9: they are added by a designation)"
+            )
+        return self
+
+    @model_validator(mode="after")
     def _sites_of_their_city(self) -> NetworkOptions:
         for city, site in (self.candidates if isinstance(self.candidates, dict) else {}).items():
             if site not in candidate_sites()[city]:
@@ -411,6 +488,9 @@ class NetworkOptions(_Strict):
             "candidates": self.candidates,
             "designated": designated,
             "bough_opinion": self.bough_opinion,
+            "refuges": self.refuges,
+            "roads_period": self.roads_period,
+            "added_cities": tuple(city.added_city() for city in self.added_cities),
         }
 
 
@@ -466,6 +546,11 @@ class Scenario(_Strict):
         None,
         description="Simulation II: trial, the years in the city, the high priest, release "
         "(absent: the run ends with the flight).",
+    )
+    cities: CityConditions = Field(
+        default_factory=CityConditions,  # type: ignore[arg-type]
+        description="What a city must be to receive: not full of manslayers (Makkot 10b, "
+        "R. Elazar), with elders (Rambam, Rotzeach 7:6).",
     )
 
     @field_validator("start")

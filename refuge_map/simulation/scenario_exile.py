@@ -256,6 +256,18 @@ class ExileOptions(_Strict):
     office_share: Probability = Field(
         0.0, description="Share of manslayers who held an office before (Mishnah Makkot 2:8)."
     )
+    student_share: Probability = Field(
+        0.0,
+        description="Share of manslayers who are students: the teacher of each goes into exile "
+        "with him (Makkot 10a; Rambam, Rotzeach 7:1).",
+        json_schema_extra={
+            "provenance": "assumption",
+            "rationale": "the rule is Makkot 10a; no source says how many manslayers were "
+            "students of a teacher",
+            "unit": "share",
+            "range": [0.0, 0.5],
+        },
+    )
     office: OfficeOpinion = Field(
         DISPUTES["exile.office"].default,
         description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not).",

@@ -20,6 +20,7 @@ from refuge_map.simulation.events import EXILE_KINDS, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.release import release_year
 from refuge_map.simulation.exile.rules import (
+    LEVITICAL_RENT,
     Place,
     avenger_kills_outside,
     holds,
@@ -77,6 +78,8 @@ class City:
     def live(self, exiles: Ints) -> None:
         """Run every exile's years until release, death or the horizon."""
         people, options = self.people, self.options
+        students = exiles[people.student[exiles]]  # his teacher goes with him (Makkot 10a)
+        self._log("teacher_exiled", students, self.clock[students] * YEAR_S, self._site(students))
         leave, again = _rate(options.boundary.leave_per_year), _rate(options.kill_again_per_year)
         live = exiles
         while live.size:  # one round per event of the busiest exile
@@ -105,8 +108,14 @@ class City:
         return self.world.sites(self.people.city[idx])
 
     def _pay_rent(self, idx: Ints, until_y: Floats) -> None:
-        """Close each stay in a city; under R. Judah he pays the Levites for it (2:8)."""
-        if pays_rent(self.options) and len(idx):
+        """Close each stay in a city; he pays the Levites for it in one of the 42 (Rambam,
+        Rotzeach 8:10), and in the six under R. Judah (Mishnah Makkot 2:8)."""
+        kind = self.world.network.cities["kind"].to_numpy(str)[self.people.city[idx]]
+        levitical = kind == "levitical"
+        pays = pays_rent(self.options, levitical)
+        self.stay_from[idx[~pays]] = until_y[~pays]
+        idx, until_y, levitical = idx[pays], until_y[pays], levitical[pays]
+        if len(idx):
             years = until_y - self.stay_from[idx]
             amount = years * self.options.rent_per_year
             self.ledger.append(
@@ -119,9 +128,18 @@ class City:
                     "rent": amount,
                 }
             )
-            said = holds("exile.rent", "judah")
-            rule = np.char.add(f"{said}: ", np.round(amount, 2).astype(str))
-            self._log("rent_paid", idx, until_y * YEAR_S, self._site(idx), inside=True, rule=rule)
+            said = np.where(levitical, LEVITICAL_RENT, holds("exile.rent", "judah"))
+            rule = np.char.add(np.char.add(said.astype(str), ": "), np.round(amount, 2).astype(str))
+            citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
+            self._log(
+                "rent_paid",
+                idx,
+                until_y * YEAR_S,
+                self._site(idx),
+                inside=True,
+                rule=rule,
+                citation=citation,
+            )
         self.stay_from[idx] = until_y
 
     def _finish(self, idx: Ints, t_end: Floats) -> None:

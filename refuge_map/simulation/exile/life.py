@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 #: Spawn key of the exile's seed stream, far from the flight's streams (`_setup.STREAMS`).
 EXILE_STREAM = 100
-STREAMS = ("cases", "people", "trial", "high_priests", "war_priests", "city")
+STREAMS = ("cases", "people", "trial", "high_priests", "war_priests", "city", "students")
 
 
 @dataclass(frozen=True)

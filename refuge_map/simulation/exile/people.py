@@ -42,9 +42,10 @@ class Manslayers:
 
     Attributes
     ----------
-    case, verdict, levite, office, death_y
-        His case (index into the scenario's cases), its verdict, whether he is a Levite and
-        held an office, and the year he dies of old age.
+    case, student, verdict, levite, office, death_y
+        His case (index into the scenario's cases), whether he is a student (whose teacher goes
+        with him, Makkot 10a), its verdict, whether he is a Levite and held an office, and the
+        year he dies of old age.
     life_reason
         "" unless he never leaves (a reason of `LIFE_REASONS`).
     city
@@ -58,6 +59,7 @@ class Manslayers:
     """
 
     case: Ints
+    student: Bools
     verdict: NDArray[np.str_]
     life_reason: NDArray[np.object_]
     tried: Bools
@@ -104,6 +106,7 @@ class Manslayers:
         ).astype(object)
         return cls(
             case=case,
+            student=rngs["students"].uniform(size=n) < options.student_share,
             verdict=np.array([r.verdict for r in rulings])[case],
             life_reason=np.array(reasons, dtype=object)[case],
             tried=np.zeros(n, dtype=bool),
@@ -173,6 +176,7 @@ class Manslayers:
                 "life_exile": entered & (reason != ""),
                 "life_reason": np.where(entered, reason, ""),
                 "levite": self.levite,
+                "student": self.student,
                 "held_office": self.office,
                 "office_restored": office_restored(self.office, released, options),
                 "entered_y": self.entered_y,

@@ -69,9 +69,27 @@ def office_restored(office: Bools, released: Bools, options: ExileOptions) -> Bo
     return office & released & (options.office == "meir")
 
 
-def pays_rent(options: ExileOptions) -> bool:
-    """Mishnah Makkot 2:8: under R. Judah the manslayers paid rent to the Levites."""
-    return options.rent == "judah"
+def pays_rent(options: ExileOptions, levitical: Bools) -> Bools:
+    """Rent to the Levites: in the 42 Levitical cities he pays it (Rambam, Rotzeach 8:10); in
+    the six, under R. Judah he pays and under R. Meir not (Mishnah Makkot 2:8). `levitical`:
+    whether each stay is in one of the 42."""
+    return levitical | (options.rent == "judah")
+
+
+#: The rule of rent in one of the 42 (Rambam, Rotzeach 8:10), beside the dispute for the six.
+LEVITICAL_RENT = "in the other Levitical cities he pays rent to the Levites (Rambam, Rotzeach 8:10)"
+
+
+def room_in_city(residents: NDArray[np.int64] | int, population: Floats | float) -> Any:
+    """Makkot 10b (R. Elazar; Rambam, Rotzeach 7:6): a city whose majority are manslayers takes
+    no more. With `population` inhabitants beside them it receives while its manslayers are no
+    majority (``residents <= population``): how many more it takes (0 when full)."""
+    return np.maximum(np.floor(np.asarray(population) - residents) + 1, 0).astype(np.int64)
+
+
+#: The rule of a city with no elders (Makkot 10b, R. Ami and R. Asi; Rambam, Rotzeach 7:6).
+NO_ELDERS_RULE = "a city with no elders in it does not receive him: he goes on to the next"
+NO_ELDERS_CITATION = "Makkot 10b; Rambam, Rotzeach 7:6"
 
 
 def can_be_levite(case: Case) -> bool:

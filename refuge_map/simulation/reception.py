@@ -1,0 +1,190 @@
+"""Which city takes the manslayer in: where he makes for, and whether a city receives him.
+
+With ``network.refuges: levitical`` the 42 Levitical cities beside the six protect one who
+enters them intending refuge (Makkot 10a, Abaye; Rambam, Rotzeach 8:9-10): a manslayer who
+knows it (`World.knows_law`) makes for the nearest of the 48, the others for the nearest of the
+six. At the city a full city (Makkot 10b, R. Elazar) or one with no elders (Rambam, Rotzeach
+7:6) turns him away, and he makes for the nearest other city that he has not yet been turned
+away from. `Reception` owns the count of manslayers in every city through the flight.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import shapely
+from numpy.typing import NDArray
+
+from refuge_map.errors import RefugeError
+from refuge_map.simulation.events import EVENT_KINDS
+from refuge_map.simulation.exile.rules import NO_ELDERS_CITATION, NO_ELDERS_RULE, room_in_city
+from refuge_map.simulation.scenario_cities import CityConditions
+
+if TYPE_CHECKING:
+    from refuge_map.simulation._setup import World
+
+Floats = NDArray[np.float64]
+Ints = NDArray[np.intp]
+Bools = NDArray[np.bool_]
+
+#: The city kind (`geo.asylum.CITY_KINDS`) that receives only one who intends refuge.
+LEVITICAL = "levitical"
+
+
+def may_make_for(world: World) -> Bools:
+    """(n, cities): the cities each manslayer may make for, by his year and what he knows.
+
+    When the network protects (Mishnah Makkot 2:4), the cities designated by his year; before,
+    the designated ones, or all if none is. The 42 Levitical cities only for one who knows that
+    they receive him if he intends refuge there (Makkot 10a, Abaye).
+    """
+    cities = world.network.cities
+    designated_at = cities["designated_at"].to_numpy(np.float64)
+    levitical = (cities["kind"] == LEVITICAL).to_numpy()
+    year = world.year[:, None]
+    designated = designated_at[None, :] <= year
+    none_yet = ~designated[:, ~levitical].any(axis=1, keepdims=True)
+    allowed = designated | (none_yet & ~world.network.active(world.year)[:, None])
+    return allowed & (~levitical[None, :] | world.knows_law[:, None])
+
+
+def nearest_city(world: World, xy: Floats, allowed: Bools) -> NDArray[np.str_]:
+    """The city each position reaches first by road among its row of `allowed` ("" if none)."""
+    ids = np.array(world.city_ids)
+    found = np.full(len(xy), "", dtype=object)
+    patterns, which = np.unique(allowed, axis=0, return_inverse=True)
+    for k, pattern in enumerate(patterns):  # a few patterns: year, knowledge, turned away
+        rows = np.flatnonzero(which.ravel() == k)
+        if not pattern.any():
+            continue
+        cities = None if pattern.all() else ids[pattern].tolist()
+        found[rows] = world.network.router.distance_to_gates(xy[rows, 0], xy[rows, 1], cities)[1]
+    return found.astype(str)
+
+
+def city_goals(world: World) -> tuple[Ints, Floats]:
+    """Road position (edge, s) of each city, by city index: the end of the road into the town
+    (its site's road node), or where no road ends there the middle of the road piece within
+    its zone nearest its site (a road that only crosses the zone)."""
+    graph, router, roads = world.graph, world.network.router, world.network.roads
+    k = len(world.city_ids)
+    edge, s = np.full(k, -1, dtype=np.intp), np.zeros(k)
+    index = {city: i for i, city in enumerate(world.city_ids)}
+    for i, node in enumerate(router.node_ids.tolist()):
+        city = index.get(roads.nodes[node]["waypoint"])
+        if city is not None:
+            edge[city], s[city] = graph.node_edge[i], graph.node_s[i]
+    middles = shapely.line_interpolate_point(router.edge_geometries, 0.5, normalized=True)
+    sites, zones = world.sites(np.arange(k)), world.zones(np.arange(k))
+    for city in np.flatnonzero(edge < 0):  # a few Levitical cities off the roads' ends
+        inside = np.flatnonzero(shapely.contains(zones[city], middles))
+        if inside.size:
+            near = shapely.distance(middles[inside], shapely.points(sites[city]))
+            edge[city] = inside[np.argmin(near)]
+            s[city] = router.edge_length_m[edge[city]] / 2.0
+        else:  # no road inside the zone: the road nearest the site
+            snapped, along, _ = world.snap(sites[[city]])
+            edge[city], s[city] = snapped[0], along[0]
+    return edge, s
+
+
+@dataclass
+class Reception:
+    """The manslayers in each city through the flight, and whether it receives the next.
+
+    Attributes
+    ----------
+    city_ids, kinds
+        The cities, by city index, and their kinds (`geo.asylum.CITY_KINDS`).
+    population
+        Inhabitants beside the manslayers (`CityConditions`).
+    residents
+        Manslayers in each city now (the scenario's residents, then every arrival received).
+    receives
+        False for a city that receives nobody (no elders, under ``cities.no_elders``).
+    arrived, turned_away
+        Per city: manslayers received, and turned away, in the flight.
+    """
+
+    city_ids: tuple[str, ...]
+    kinds: NDArray[np.str_]
+    population: Floats
+    residents: NDArray[np.int64]
+    receives: Bools
+    arrived: NDArray[np.int64]
+    turned_away: NDArray[np.int64]
+
+    @classmethod
+    def of(
+        cls, city_ids: tuple[str, ...], kinds: NDArray[np.str_], conditions: CityConditions
+    ) -> Reception:
+        """The cities' conditions as arrays.
+
+        Raises
+        ------
+        RefugeError
+            For a city of ``cities.by_city`` that is not a city of the network.
+        """
+        unknown = sorted(set(conditions.by_city) - set(city_ids))
+        if unknown:
+            raise RefugeError(
+                f"not a city of this network; valid {list(city_ids)}",
+                source="scenario",
+                field=f"cities.by_city.{unknown[0]}",
+            )
+        population, residents, elders = zip(*map(conditions.of, city_ids), strict=True)
+        k = len(city_ids)
+        return cls(
+            city_ids=city_ids,
+            kinds=np.asarray(kinds, dtype=str),
+            population=np.array(population, dtype=np.float64),
+            residents=np.array(residents, dtype=np.int64),
+            receives=np.array(elders) | (conditions.no_elders == "received"),
+            arrived=np.zeros(k, np.int64),
+            turned_away=np.zeros(k, np.int64),
+        )
+
+    def admit(self, city: Ints) -> tuple[Bools, NDArray[Any], NDArray[Any]]:
+        """Arrivals at `city` (city indices, in incident order): who is received, and for those
+        turned away the rule that turns them and its citation (else "")."""
+        room = np.where(self.receives, room_in_city(self.residents, self.population), 0)
+        order = np.argsort(city, kind="stable")
+        ranked = city[order]
+        first = np.searchsorted(ranked, ranked, side="left")
+        rank = np.empty(len(city), np.int64)
+        rank[order] = np.arange(len(city)) - first
+        received = rank < room[city]
+        np.add.at(self.residents, city[received], 1)
+        np.add.at(self.arrived, city[received], 1)
+        np.add.at(self.turned_away, city[~received], 1)
+        full_rule, full_citation = EVENT_KINDS["turned_away"]
+        rule = np.where(self.receives[city], full_rule, NO_ELDERS_RULE)
+        citation = np.where(self.receives[city], full_citation, NO_ELDERS_CITATION)
+        return received, np.where(received, "", rule), np.where(received, "", citation)
+
+    def summary(self) -> dict[str, Any]:
+        """Manslayers received and turned away by city kind (the six or the 42), and per city
+        with any arrival, turn-away or residents: its population, residents at the start and
+        the end of the flight, received, turned away, and whether it is full."""
+        start = self.residents - self.arrived
+        busy = (self.arrived > 0) | (self.turned_away > 0) | (start > 0) | ~self.receives
+        kinds = sorted(set(self.kinds))
+        by_city = {
+            self.city_ids[i]: {
+                "population": float(self.population[i]),
+                "residents_at_start": int(start[i]),
+                "received": int(self.arrived[i]),
+                "turned_away": int(self.turned_away[i]),
+                "residents_at_end": int(self.residents[i]),
+                "full": bool(room_in_city(self.residents[i], self.population[i]) <= 0),
+                "receives": bool(self.receives[i]),
+            }
+            for i in np.flatnonzero(busy)
+        }
+        return {
+            "received_by_kind": {k: int(self.arrived[self.kinds == k].sum()) for k in kinds},
+            "turned_away": int(self.turned_away.sum()),
+            "by_city": by_city,
+        }
