@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 import yaml
 from rich.console import Console
@@ -155,3 +156,30 @@ def test_bad_seed_and_missing_file(run_cli: Callable[..., Any], tmp_path: Path) 
     missing = run_cli("run", tmp_path / "nope.yaml", "--out", tmp_path / "out")
     assert missing.code == 2 and "nope.yaml" in missing.err
     assert not (tmp_path / "out").exists()
+
+
+def test_run_of_levitical_routes_some_manslayers_to_the_42(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    result = run_cli("run", SCENARIOS / "levitical.yaml", "--out", tmp_path / "out")
+    assert result.code == 0, result.err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    received = summary["cities"]["received_by_kind"]
+    assert received["levitical"] > 0 and received["refuge"] > 0
+    events = pd.read_parquet(tmp_path / "out" / "events.parquet")
+    levitical = events[(events["kind"] == "arrival") & events["citation"].str.contains("Abaye")]
+    assert len(levitical) == received["levitical"]
+    assert not set(levitical["city"]) & {"kedesh", "shechem", "hebron", "bezer", "golan"}
+    ledger = pd.read_parquet(tmp_path / "out" / "ledger.parquet")  # rent in the 42 alone
+    assert len(ledger) and set(ledger["city"]) <= set(levitical["city"])
+    assert (events["kind"] == "teacher_exiled").any()
+
+
+def test_run_of_three_more_sends_manslayers_to_the_added_cities(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    result = run_cli("run", SCENARIOS / "three_more.yaml", "--out", tmp_path / "out")
+    assert result.code == 0, result.err
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert {"dibon", "megiddo", "lod"} <= set(summary["by_city"])
+    assert summary["opinions"]["added_cities"][0]["id"] == "dibon"

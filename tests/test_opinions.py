@@ -42,6 +42,9 @@ def test_every_dispute_of_every_layer_is_registered() -> None:
         "exile.priesthood.war_priest",
         "exile.office",
         "exile.rent",
+        "network.refuges",
+        "network.roads_period",
+        "cities.no_elders",
     } <= paths
 
 

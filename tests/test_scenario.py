@@ -167,3 +167,54 @@ def test_bad_input_names_file_field_and_value(
     assert str(path) in message
     assert f"field '{field}'" in message
     assert value in message
+
+
+def test_network_options_choose_refuges_roads_and_added_cities() -> None:
+    steps = [
+        {"year": 0, "cities": sorted(ALL_SIX)},
+        {"year": 100, "cities": ["lod"], "source": "Deuteronomy 19:8-9"},
+    ]
+    options = NetworkOptions.model_validate(
+        {
+            "refuges": "levitical",
+            "roads_period": "hellenistic_roman",
+            "added_cities": [{"id": "lod", "name": "Lod", "lon": 34.9, "lat": 31.95}],
+            "designation": steps,
+        }
+    )
+    network = load_network(**options.load_kwargs())
+    assert network.options["roads_period"] == "hellenistic_roman"
+    assert network.options["refuges"] == "levitical"
+    assert len(network.city_ids) == 49 and network.cities.at["lod", "designated_at"] == 100.0
+    assert NetworkOptions().load_kwargs()["refuges"] == "six"
+
+
+@pytest.mark.parametrize(
+    ("network", "message"),
+    [
+        (
+            {
+                "designation": [{"year": 0, "cities": ["lot"]}],
+                "added_cities": [{"id": "lod", "name": "Lod", "lon": 34.9, "lat": 31.95}],
+            },
+            "unknown city 'lot'.*'lod'",
+        ),
+        (
+            {"added_cities": [{"id": "lod", "name": "Lod", "lon": 34.9, "lat": 31.95}]},
+            "'lod' is designated by no step",
+        ),
+        (
+            {"added_cities": [{"id": "hebron", "name": "H", "lon": 35.1, "lat": 31.5}]},
+            "ids must be new",
+        ),
+        ({"roads_period": "bronze_age"}, "bronze_age"),
+        ({"refuges": "all"}, "'six' or 'levitical'"),
+    ],
+)
+def test_bad_network_options_say_what_is_wrong(
+    tmp_path: Path, network: dict[str, Any], message: str
+) -> None:
+    data = {"name": "bad", "incidents": [{"place": "jerusalem"}], "network": network}
+    with pytest.raises(RefugeError, match=message) as caught:
+        load_scenario(write(tmp_path, data))
+    assert "field 'network" in str(caught.value)

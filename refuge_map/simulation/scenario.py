@@ -8,7 +8,9 @@ km/h, minutes for hours) fails with the field path and the value instead of runn
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+from contextvars import ContextVar
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
@@ -335,11 +337,23 @@ def _preset_or(preset: Any, other: Any, other_tag: str) -> Any:
     ]
 
 
+#: The ids of the `added_cities` of the network options being validated (`NetworkOptions`
+#: sets it around its own validation), so that a designation step may name them.
+_ADDED_IDS: ContextVar[frozenset[str]] = ContextVar("added_ids", default=frozenset())
+
+
+def _designable(city: str) -> str:
+    known = ALL_SIX | _ADDED_IDS.get()
+    if city not in known:
+        raise ValueError(f"unknown city {city!r}; valid {sorted(known)}")
+    return city
+
+
 class DesignationStep(_Strict):
     """Cities set aside at one year of the timeline."""
 
     year: float = Field(description="Year on the timeline's own scale.")
-    cities: tuple[str, ...] = Field(
+    cities: tuple[Annotated[str, AfterValidator(_designable)], ...] = Field(
         min_length=1, description="City ids designated then: of the six, or of `added_cities`."
     )
     source: str = Field("", description="Where the text says so.")
@@ -437,20 +451,25 @@ class NetworkOptions(_Strict):
                     )
         return value
 
+    @model_validator(mode="wrap")
+    @classmethod
+    def _steps_may_name_added_cities(cls, data: Any, handler: Any) -> Any:
+        raw = json.loads(data) if isinstance(data, str | bytes) else data
+        added = raw.get("added_cities", ()) if isinstance(raw, dict) else ()
+        ids = frozenset(str(c.get("id")) for c in added if isinstance(c, dict))
+        token = _ADDED_IDS.set(ids | {c.id for c in added if isinstance(c, AddedCitySpec)})
+        try:
+            return handler(data)
+        finally:
+            _ADDED_IDS.reset(token)
+
     @model_validator(mode="after")
-    def _known_designated_cities(self) -> NetworkOptions:
+    def _added_cities_designated(self) -> NetworkOptions:
         added = [city.id for city in self.added_cities]
         clash = sorted(set(added) & ALL_SIX) or sorted({c for c in added if added.count(c) > 1})
         if clash:
             raise ValueError(f"added_cities: ids must be new and distinct; got {clash[0]!r}")
-        known = sorted(ALL_SIX | set(added))
         steps = self.designation if isinstance(self.designation, tuple) else ()
-        for i, step in enumerate(steps):
-            for city in step.cities:
-                if city not in known:
-                    raise ValueError(
-                        f"designation.{i}.cities: unknown city {city!r}; valid {known}"
-                    )
         named = {city for step in steps for city in step.cities}
         unnamed = [city for city in added if city not in named]
         if unnamed:
