@@ -303,3 +303,38 @@ def test_teaching_scenario_runs_under_the_other_opinions() -> None:
     assert opinions["war_priest"].keys() == {"judah"}
     assert (opinions["office"].keys(), opinions["rent"].keys()) == ({"meir"}, {"judah"})
     assert len(run.manslayers) == 6 and (run.manslayers["verdict"] != "").sum() >= 4
+
+
+def test_a_students_teacher_goes_into_exile_with_him() -> None:
+    run = run_with(student_share=1.0)
+    entered = run.events[run.events["kind"] == "returned_to_city"]
+    teachers = run.events[run.events["kind"] == "teacher_exiled"]
+    assert len(teachers) == len(entered) > 0
+    assert sorted(teachers["incident"]) == sorted(entered["incident"])
+    assert set(teachers["citation"]) == {"Makkot 10a; Rambam, Rotzeach 7:1"}
+    assert run.manslayers["student"].all()
+    assert "teacher_exiled" not in kinds(run_with())
+
+
+def test_the_manslayers_in_each_city_are_counted_over_the_years() -> None:
+    run = run_with()
+    table = run.manslayers
+    city = table["city"].iloc[0]
+    counts = run.summary["exile"]["residents_by_year"][city]
+    there = table[table["city"] == city]
+    for year in ("1", "5", "10"):
+        living = (there["entered_y"] <= float(year)) & (there["end_y"] > float(year))
+        assert counts[year] == int(living.sum())
+    assert counts["1"] == 3  # the three of BASE entered in the first weeks and are still there
+
+
+def test_rent_is_paid_in_the_42_whatever_the_six_follow() -> None:
+    from refuge_map.simulation.exile.rules import pays_rent
+    from refuge_map.simulation.scenario_exile import ExileOptions
+
+    levitical = np.array([True, False])
+    for rent, expected in (("meir", [True, False]), ("judah", [True, True])):
+        options = ExileOptions.model_validate(
+            {"cases": [{"file": "002_lowering_cask"}], "rent": rent}
+        )
+        assert pays_rent(options, levitical).tolist() == expected

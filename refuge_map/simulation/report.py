@@ -8,6 +8,9 @@ from rich.table import Table
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES
 
+#: City columns of the exile table beyond which the rest are summed into one (48 cities).
+CITY_COLUMNS = 6
+
 
 def _fmt(stats: dict[str, float] | None, key: str) -> str:
     return "-" if stats is None else f"{stats[key]:.2f}"
@@ -15,8 +18,13 @@ def _fmt(stats: dict[str, float] | None, key: str) -> str:
 
 def summary_table(summary: dict[str, Any]) -> Table:
     """One row per city the manslayers ran for, and one for all: outcomes, deterrences,
-    median and 90th-percentile time to asylum (hours), mean distance run (km)."""
-    table = Table(title=f"Flight and pursuit: {summary['run_id']}")
+    median and 90th-percentile time to asylum (hours), mean distance run (km); under it, where
+    any city turned one away or the 42 Levitical cities received some, how many."""
+    table = Table(
+        title=f"Flight and pursuit: {summary['run_id']}",
+        caption=_reception_caption(summary.get("cities")),
+        caption_justify="left",
+    )
     for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "med h", "p90 h", "km"):
         table.add_column(column, justify="left" if column == "ran for" else "right")
     blocks = [*summary["by_city"].items(), ("all", summary["overall"])]
@@ -35,14 +43,42 @@ def summary_table(summary: dict[str, Any]) -> Table:
     return table
 
 
+def _reception_caption(cities: dict[str, Any] | None) -> str | None:
+    """Received in the six and in the 42, and turned away (Makkot 10a-10b), if it matters."""
+    if not cities:
+        return None
+    received, turned = cities["received_by_kind"], cities["turned_away"]
+    if not received.get("levitical") and not turned:
+        return None
+    full = sorted(city for city, block in cities["by_city"].items() if block["full"])
+    return (
+        f"received in the six (and any added): {received.get('refuge', 0)}, in the 42 "
+        f"Levitical cities: {received.get('levitical', 0)}; turned away: {turned}"
+        + (f" (full: {', '.join(full)})" if full else "")
+    )
+
+
+def _city_columns(by_city: dict[str, dict[str, int]]) -> list[tuple[str, dict[str, int]]]:
+    """The cities with most manslayers as columns, the rest summed into one."""
+    ranked = sorted(by_city.items(), key=lambda item: -sum(item[1].values()))
+    if len(ranked) <= CITY_COLUMNS + 1:
+        return list(by_city.items())
+    shown, rest = ranked[:CITY_COLUMNS], ranked[CITY_COLUMNS:]
+    other = {
+        outcome: sum(counts.get(outcome, 0) for _, counts in rest) for outcome in EXILE_OUTCOMES
+    }
+    return [*shown, (f"{len(rest)} others", other)]
+
+
 def exile_table(exile: dict[str, Any]) -> Table:
     """The whole life of the manslayers (``summary["exile"]``): one row per outcome, one column
-    per city they fled to and one for all; under it, life exiles by reason, median years in
+    per city they fled to (the `CITY_COLUMNS` with most, the rest in one) and one for all;
+    under it, life exiles by reason, median years in
     exile, rent paid to the Levites (Mishnah Makkot 2:8) and office."""
     table = Table(
         title="Trial, exile and release", caption=_exile_caption(exile), caption_justify="left"
     )
-    columns = [*exile["by_city"].items(), ("all", exile["outcomes"])]
+    columns = [*_city_columns(exile["by_city"]), ("all", exile["outcomes"])]
     table.add_column("outcome / fled to")
     for name, _ in columns:
         table.add_column(name, justify="right")

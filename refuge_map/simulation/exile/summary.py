@@ -29,6 +29,23 @@ def _years(values: pd.Series) -> dict[str, Any] | None:
     }
 
 
+#: Years on the clock at which `summarize_exile` counts the manslayers living in each city.
+RESIDENT_YEARS = (1, 5, 10, 20, 40)
+
+
+def _residents(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
+    """The run's manslayers living in each city (where they were last) at `RESIDENT_YEARS`:
+    the count whose majority would close a city to more (Makkot 10b, R. Elazar)."""
+    inside = frame[frame["entered_y"].notna() & (frame["city"] != "")]
+    return {
+        str(city): {
+            str(year): int(((g["entered_y"] <= year) & (g["end_y"] > year)).sum())
+            for year in RESIDENT_YEARS
+        }
+        for city, g in inside.groupby("city")
+    }
+
+
 def _outcome_counts(frame: pd.DataFrame) -> dict[str, int]:
     counts = frame["outcome"].value_counts()
     return {kind: int(counts.get(kind, 0)) for kind in EXILE_OUTCOMES}
@@ -36,7 +53,8 @@ def _outcome_counts(frame: pd.DataFrame) -> dict[str, int]:
 
 def summarize_exile(life: ExileLife) -> dict[str, Any]:
     """Outcomes of every manslayer (overall, by city fled to, by verdict, by case), years in
-    exile, life exiles and why, goings-out, killings inside, office and rent, the opinions."""
+    exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
+    living in each city over the years, the opinions."""
     frame, ledger = life.manslayers, life.ledger
     entered = frame["entered_y"].notna()
     groups = {
@@ -64,5 +82,6 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
         },
         "rent": {"stays": len(ledger), "total": round(float(ledger["rent"].sum()), 3)},
         "high_priests": int((life.priests["office"] == "high_priest").sum()),
+        "residents_by_year": _residents(frame),
         "opinions": life.opinions,
     }
