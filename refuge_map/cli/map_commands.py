@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import geopandas as gpd
 import typer
 
-from geo import load_network
+from geo import RefugeNetwork, load_network
 from refuge_map.cli._app import app
 from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
 from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.errors import RefugeError
 from refuge_map.render import network_map, read_coverage_file, read_run_files, save_map
+from refuge_map.render.run_layers import RunFiles
 from refuge_map.render.save import html_path
 from refuge_map.render.static import figure_path, static_map
 from refuge_map.simulation import Scenario, load_scenario
+from refuge_map.simulation.scenario import NetworkOptions
 
 
 @app.command("map")
@@ -70,8 +72,8 @@ def map_command(
         html_path(out)
     if png is not None:
         figure_path(png)
-    network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
     loaded = read_run_files(run) if run is not None else None
+    network = _network_of(loaded, cubit=cubit, techum=techum)
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
         cells = _coverage_cells(coverage, coverage_file, cell_m=coverage_cell_m)
@@ -79,6 +81,19 @@ def map_command(
         typer.echo(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
     if png is not None:
         typer.echo(f"wrote {static_map(network, png, run=loaded)}")
+
+
+def _network_of(run: RunFiles | None, *, cubit: str, techum: str) -> RefugeNetwork:
+    """The network to draw, with `cubit` and `techum`: and a run's cities beyond the six (the 42
+    Levitical cities, the added cities and their designation) and its roads' period, so that
+    its arrivals are at cities the map shows."""
+    kwargs: dict[str, Any] = {"cubit_m": parse_cubit(cubit), "techum": techum}
+    if run is not None and run.scenario.get("network"):
+        options = NetworkOptions.model_validate(run.scenario["network"]).load_kwargs()
+        kwargs.update({key: options[key] for key in ("refuges", "roads_period", "added_cities")})
+        if options["added_cities"]:
+            kwargs["designated"] = options["designated"]
+    return load_network(**kwargs)
 
 
 def _coverage_cells(

@@ -365,10 +365,12 @@ def _candidate_layer(candidates: gpd.GeoDataFrame) -> folium.FeatureGroup:
 
 
 def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
-    """The six cities: a marker at each site, labelled, with everything known in its popup."""
+    """The six cities (and any added, Deuteronomy 19:8-9): a marker at each site, labelled, with
+    everything known in its popup (the 42 Levitical cities have their own layer)."""
     layer = folium.FeatureGroup(name="Cities of refuge")
-    sites = network.cities["site"].to_crs("EPSG:4326")
-    for city, row in network.cities.iterrows():
+    cities = network.cities[network.cities["kind"] == "refuge"]
+    sites = cities["site"].to_crs("EPSG:4326")
+    for city, row in cities.iterrows():
         color = style.SIDE_COLORS.get(str(row["side"]), style.OTHER)
         icon = folium.DivIcon(
             html=(

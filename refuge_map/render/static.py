@@ -182,8 +182,8 @@ def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
 
 
 def _draw_cities(ax: Axes, network: RefugeNetwork) -> None:
-    """The six cities, coloured by side, labelled."""
-    for city in network.cities.itertuples():
+    """The six cities (and any added), coloured by side, labelled."""
+    for city in network.cities[network.cities["kind"] == "refuge"].itertuples():
         color = style.SIDE_COLORS.get(str(city.side), style.OTHER)
         ax.plot(city.site.x, city.site.y, "o", ms=7, color=color, mec="white", zorder=6)
         ax.annotate(
