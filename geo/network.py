@@ -15,6 +15,8 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
+import refuge_data
+
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
@@ -35,9 +37,9 @@ DATA_FILES = ("places.geojson", "hydrography.geojson", "roads.geojson")
 
 
 def default_data_dir() -> Path:
-    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable."""
-    override = os.environ.get("REFUGE_MAP_DATA")
-    return Path(override) if override else Path(__file__).resolve().parents[1] / "data"
+    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable
+    (`refuge_data.data_dir`)."""
+    return refuge_data.data_dir()
 
 
 @dataclass(frozen=True)
