@@ -43,8 +43,8 @@ demo: $(STAMP) assets
 	$(VENV)/bin/refuge demo --out $(OUT)
 
 lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check geo refuge_map tests benchmarks
-	$(VENV)/bin/ruff format --check geo refuge_map tests benchmarks
+	$(VENV)/bin/ruff check geo refuge_map data/__init__.py tests benchmarks setup.py
+	$(VENV)/bin/ruff format --check geo refuge_map data/__init__.py tests benchmarks setup.py
 
 test: $(DEV_STAMP) browser assets lint
 	$(VENV)/bin/pytest -n 2

@@ -16,7 +16,6 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 
 import refuge_data
-
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric

@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
-from refuge_data import shown_value
 
+from refuge_data import shown_value
 from refuge_map.errors import RefugeError
 
 ModelT = TypeVar("ModelT", bound=BaseModel)

@@ -429,14 +429,14 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
     """
     target = check_output(out)
     frame = coverage.to_frame()
-    with atomic_file(target) as tmp, pinned_gpkg_date():
+    png = target.with_suffix(".png")
+    # Both files are complete before either replaces an earlier one.
+    with atomic_file(target) as tmp, atomic_file(png) as tmp_png, pinned_gpkg_date():
         if target.suffix == ".parquet":
             frame.to_parquet(tmp)
         else:
             frame.to_file(tmp, layer="coverage", engine="pyogrio")
-    png = target.with_suffix(".png")
-    with atomic_file(png) as tmp:
-        plot_coverage(coverage, tmp)
+        plot_coverage(coverage, tmp_png)
     return [target, png]
 
 

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import geopandas as gpd
 import typer
 
-from geo import load_network
 from refuge_map.cli._app import app
-from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
-from refuge_map.coverage import coverage_layer, scenario_coverage
+from refuge_map.cli.geo_commands import CubitOption, TechumOption, network_of
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_coverage_file, read_run_files, save_map
-from refuge_map.render.static import static_map
-from refuge_map.simulation import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+    from refuge_map.simulation import Scenario
 
 
 @app.command("map")
@@ -60,9 +60,16 @@ def map_command(
 ) -> None:
     """Draw the six cities, their boundaries, roads, water and land (and a run, and the
     coverage field) on a map."""
+    from refuge_map._atomic import check_file_target
+    from refuge_map.render import network_map, read_run_files, save_map
+    from refuge_map.render.static import static_map
+
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
-    network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
+    for target in (out, png):
+        if target is not None:
+            check_file_target(target)
+    network = network_of(cubit, techum)
     loaded = read_run_files(run) if run is not None else None
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
@@ -84,17 +91,22 @@ def _coverage_cells(
     RefugeError
         If both are given, or the cell size is not positive.
     """
+    from refuge_map.render import read_coverage_file
+    from refuge_map.simulation import load_scenario
+
     if scenario_file is not None and field_file is not None:
         raise RefugeError("give --coverage SCENARIO or --coverage-file FILE, not both")
     if field_file is not None:
         return read_coverage_file(field_file)
     if scenario_file is None:
         return None
-    if not cell_m > 0:
-        raise RefugeError("must be positive", source="--coverage-cell-m", value=cell_m)
+    if not 0 < cell_m < math.inf:
+        raise RefugeError("must be a positive number", source="--coverage-cell-m", value=cell_m)
     return scenario_cells(load_scenario(scenario_file), cell_m=cell_m)
 
 
 def scenario_cells(scenario: Scenario, *, cell_m: float) -> gpd.GeoDataFrame:
     """The coverage field of `scenario` computed at `cell_m` and made into the map's cells."""
+    from refuge_map.coverage import coverage_layer, scenario_coverage
+
     return coverage_layer(scenario_coverage(scenario, cell_m=cell_m), cell_m=cell_m)

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import ErrorDetails
-from refuge_data import data_dir
 
+from refuge_data import data_dir
 from refuge_map._loading import Problem, describe_problem, read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError

@@ -17,7 +17,6 @@ from pydantic import (
 )
 
 from refuge_map._loading import Problem, load_model, problems_error, read_mapping, validation_error
-from refuge_map.errors import RefugeError
 from refuge_map.simulation.scenario import Scenario
 
 #: Scenario fields the sweep owns: each run's seed is spawned, replications are the sweep's.
