@@ -416,6 +416,12 @@ def load_network(
             raise DataFileError("data file not found", source=str(folder / name))
     cubit = resolve_cubit(cubit_m)
     breadth_cubits = resolve_techum_cubits(techum_cubits)
+    if not math.isfinite(cubit * breadth_cubits):
+        raise ParameterError(
+            "the boundary's breadth (techum_cubits x cubit_m) is no finite distance",
+            field="cubit_m",
+            value=cubit_m,
+        )
     timeline = as_timeline(designated)
     places = read_places(folder / "places.geojson")
     sites = choose_sites(places, candidates)

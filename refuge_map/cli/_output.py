@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.console import Console
+
+from refuge_map.limits import OVERRIDE
+
+#: The option that lifts the bounds of `refuge_map.limits` (run, sweep, coverage, map).
+NoLimitsOption = Annotated[
+    bool,
+    typer.Option(OVERRIDE, help="Run work larger than the documented bounds (refuge_map.limits)."),
+]
 
 #: The width tables and lines may take when the output is not a terminal: wide enough that
 #: nothing a command prints is ever wrapped, whatever the terminal, path or COLUMNS.

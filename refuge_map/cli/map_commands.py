@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from refuge_map.cli._app import app
+from refuge_map.cli._output import NoLimitsOption
 from refuge_map.cli.geo_commands import CubitOption, TechumOption, network_of
 from refuge_map.errors import RefugeError
 
@@ -57,6 +58,7 @@ def map_command(
     ] = 2_000.0,
     cubit: CubitOption = "naeh",
     techum: TechumOption = "squared",
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Draw the six cities, their boundaries, roads, water and land (and a run, and the
     coverage field) on a map."""
@@ -73,7 +75,9 @@ def map_command(
     loaded = read_run_files(run) if run is not None else None
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
-        cells = _coverage_cells(coverage, coverage_file, cell_m=coverage_cell_m)
+        cells = _coverage_cells(
+            coverage, coverage_file, cell_m=coverage_cell_m, limited=not no_limits
+        )
         fmap = network_map(network, run=loaded, tiles=basemap, coverage=cells)
         typer.echo(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
     if png is not None:
@@ -81,7 +85,7 @@ def map_command(
 
 
 def _coverage_cells(
-    scenario_file: Path | None, field_file: Path | None, *, cell_m: float
+    scenario_file: Path | None, field_file: Path | None, *, cell_m: float, limited: bool
 ) -> gpd.GeoDataFrame | None:
     """The coverage cells to draw: computed for a scenario (`refuge_map.coverage`), read from
     a field file, or None.
@@ -89,7 +93,8 @@ def _coverage_cells(
     Raises
     ------
     RefugeError
-        If both are given, or the cell size is not positive.
+        If both are given, the cell size is not positive, or (`limited`) the field would
+        exceed `refuge_map.limits`.
     """
     from refuge_map.render import read_coverage_file
     from refuge_map.simulation import load_scenario
@@ -102,6 +107,11 @@ def _coverage_cells(
         return None
     if not 0 < cell_m < math.inf:
         raise RefugeError("must be a positive number", source="--coverage-cell-m", value=cell_m)
+    if limited:
+        from refuge_map.coverage import DEFAULT_DRAWS
+        from refuge_map.limits import check_coverage
+
+        check_coverage(cell_m=cell_m, draws=DEFAULT_DRAWS, source="--coverage-cell-m")
     return scenario_cells(load_scenario(scenario_file), cell_m=cell_m)
 
 

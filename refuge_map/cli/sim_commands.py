@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
 
 from refuge_map.cli._app import app
-from refuge_map.cli._output import console, print_json
+from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
 
 if TYPE_CHECKING:
@@ -28,8 +28,6 @@ app.add_typer(scenario_app, name="scenario")
 
 #: Show a progress bar only for runs of at least this many agent-steps, on a terminal.
 LONG_RUN_AGENT_STEPS = 2_000_000
-#: The largest root seed (what a numpy int64 column of seeds holds).
-MAX_SEED = 2**63 - 1
 
 
 def _agent_steps(scenario: Scenario) -> int:
@@ -65,17 +63,22 @@ def run_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the run's summary as JSON.")
     ] = False,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Simulate flight and pursuit; write events, trajectories, lines and summary; print it."""
     from geo import GeoError
     from refuge_map._atomic import check_folder_target
+    from refuge_map.limits import check_run
     from refuge_map.simulation import load_scenario, simulate, write_run
     from refuge_map.simulation.report import report_tables
+    from refuge_map.simulation.scenario import MAX_SEED
 
     scenario = load_scenario(scenario_file)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)
     check_folder_target(out)
+    if not no_limits:
+        check_run(scenario, source=str(scenario_file))
     try:
         with _progress_bar(scenario) as progress:
             run = simulate(scenario, seed, progress=progress)

@@ -21,7 +21,7 @@ from rich.progress import (
 from typer.core import TyperGroup
 
 from refuge_map.cli._app import app
-from refuge_map.cli._output import console, print_json
+from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
 
 
@@ -89,11 +89,17 @@ def sweep_run(
     resume: Annotated[
         bool, typer.Option("--resume", help="Finish a sweep a crash or a kill interrupted.")
     ] = False,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Run a sweep: every run of the sweep file's axes and replications, on Dask."""
+    from refuge_map.limits import check_run, check_sweep
+    from refuge_map.simulation.scenario import Scenario
     from refuge_map.sweep import load_sweep, open_backend, run_sweep
 
     spec = load_sweep(sweep_file)
+    if not no_limits:
+        check_sweep(spec, source=str(sweep_file))
+        check_run(Scenario.model_validate(spec.base), source=f"{sweep_file}: base")
     backend = open_backend(workers=workers, cluster=cluster, serial_run=serial)
     try:
         with _progress_bar() as progress:
@@ -149,6 +155,7 @@ def coverage_command(
         int | None,
         typer.Option("--draws", help="Speed draws per cell (Monte Carlo; default 256)."),
     ] = None,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Map the time to asylum and the chance to reach it alive from every cell (Deut 19:6)."""
     from refuge_map._atomic import check_file_target
@@ -159,6 +166,7 @@ def coverage_command(
         scenario_coverage,
         write_coverage,
     )
+    from refuge_map.limits import check_coverage
     from refuge_map.simulation.scenario import Scenario, load_scenario
 
     check_file_target(check_output(out))
@@ -168,6 +176,8 @@ def coverage_command(
         raise RefugeError("must be a positive number of metres", source="--cell-m", value=cell_m)
     if draws < 1:
         raise RefugeError("must be at least 1", source="--draws", value=draws)
+    if not no_limits:
+        check_coverage(cell_m=cell_m, draws=draws, source="refuge coverage")
     scenario = (
         load_scenario(scenario_file)
         if scenario_file is not None

@@ -17,14 +17,14 @@ from pydantic import (
 )
 
 from refuge_map._loading import Problem, load_model, problems_error, read_mapping, validation_error
-from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.scenario import MAX_SEED, Scenario
 
 #: Scenario fields the sweep owns: each run's seed is spawned, replications are the sweep's.
 RESERVED_AXES = ("name", "seed", "replications")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Range(_Strict):
@@ -84,7 +84,9 @@ class SweepSpec(_Strict):
     )
     axes: Axes = Field(default_factory=Axes)  # type: ignore[arg-type]
     replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
-    seed: int = Field(0, ge=0, description="Root seed: every run's seed is spawned from it.")
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="Root seed: every run's seed is spawned from it."
+    )
     batch_runs: int | None = Field(
         None, ge=1, le=10_000, description="Runs per task (default: about 64 tasks, >= 2 runs)."
     )
