@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from glob import escape as glob_escape
 from pathlib import Path
 
 from refuge_map import __version__
@@ -21,6 +22,8 @@ from refuge_map.errors import RefugeError
 
 #: The manifest the package writes into every output folder it makes.
 MARKER = ".refuge-map.json"
+#: The random middle of the temporary names `tempfile` makes (8 characters).
+_RANDOM = "?" * 8
 
 
 def check_file_target(path: str | os.PathLike[str]) -> Path:
@@ -76,6 +79,16 @@ def write_marker(folder: Path) -> None:
     (folder / MARKER).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
+def remove_stale(folder: Path, pattern: str) -> None:
+    """Remove temporary files or folders matching `pattern` that a killed earlier write of the
+    same output left in `folder` (only names this module makes: ``.NAME.*.part...``)."""
+    for stale in folder.glob(pattern):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+        else:
+            stale.unlink(missing_ok=True)
+
+
 @contextmanager
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds.
@@ -89,6 +102,9 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = check_file_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale(
+        target.parent, f".{glob_escape(target.stem)}.{_RANDOM}.part{glob_escape(target.suffix)}"
+    )
     # Keep the suffix last: some writers (GDAL) choose or check the format by it.
     fd, tmp = tempfile.mkstemp(
         prefix=f".{target.stem}.", suffix=f".part{target.suffix}", dir=target.parent
@@ -118,6 +134,8 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     """
     target = check_folder_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in ("part", "old"):
+        remove_stale(target.parent, f".{glob_escape(target.name)}.{_RANDOM}.{leftover}")
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
     try:
         yield tmp

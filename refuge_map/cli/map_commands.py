@@ -106,7 +106,7 @@ def _coverage_cells(
     if scenario_file is None:
         return None
     if not 0 < cell_m < math.inf:
-        raise RefugeError("must be a positive number", source="--coverage-cell-m", value=cell_m)
+        raise RefugeError("must be positive and finite", source="--coverage-cell-m", value=cell_m)
     if limited:
         from refuge_map.coverage import DEFAULT_DRAWS
         from refuge_map.limits import check_coverage

@@ -173,7 +173,7 @@ def coverage_command(
     cell_m = DEFAULT_CELL_M if cell_m is None else cell_m
     draws = DEFAULT_DRAWS if draws is None else draws
     if not 0 < cell_m < math.inf:
-        raise RefugeError("must be a positive number of metres", source="--cell-m", value=cell_m)
+        raise RefugeError("must be positive and finite (metres)", source="--cell-m", value=cell_m)
     if draws < 1:
         raise RefugeError("must be at least 1", source="--draws", value=draws)
     if not no_limits:
