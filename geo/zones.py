@@ -12,27 +12,13 @@ from shapely import affinity
 
 from geo._errors import ParameterError
 from geo.crs import meridian_convergence_deg, to_lonlat
+from geo.readings import (
+    CUBIT_PRESETS,
+    TECHUM_CUBIT_PRESETS,
+    TECHUM_MODES,
+)
 
 TechumMode = Literal["squared", "round"]
-TECHUM_MODES: tuple[str, ...] = ("squared", "round")
-
-#: The cubit in metres by the authority who holds it (RULES.md §10; secondary sources).
-CUBIT_PRESETS: dict[str, float] = {
-    "naeh": 0.48,  # R. Avraham Chaim Naeh, Shiurei Torah (1947): the default, the smaller cubit
-    "chazon_ish": 0.576,  # Chazon Ish, Kuntres ha-Shiurim
-    "kanievsky": 0.5767,  # R. Yaakov Kanievsky, Shiurin shel Torah (57 2/3 cm)
-    "salant": 0.60,  # R. Shmuel Salant (reported)
-}
-DEFAULT_CUBIT = "naeh"
-
-#: The breadth of the protecting belt in cubits, by the readings of Numbers 35:4-5
-#: (Mishnah Sotah 5:3; RULES.md §4).
-TECHUM_CUBIT_PRESETS: dict[str, float] = {
-    "migrash": 1000.0,  # R. Akiva: the 1,000 cubits of open land of Num 35:4
-    "sabbath": 2000.0,  # the Sabbath boundary of Num 35:5 (Mishnah Makkot 2:7): the default
-    "levite_belt": 3000.0,  # R. Eliezer son of R. Yose the Galilean: 1,000 + 2,000 cubits
-}
-DEFAULT_TECHUM_CUBITS = "sabbath"
 
 
 def resolve_cubit(cubit_m: float | str) -> float:

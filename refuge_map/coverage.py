@@ -61,8 +61,8 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork
+from geo.land_grid import LandGrid, land_grid
 from refuge_map._atomic import atomic_file
-from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
 from refuge_map.io import output_path, pinned_gpkg_date
 from refuge_map.simulation import scenario_network
@@ -108,7 +108,7 @@ class CoverageField:
     Attributes
     ----------
     grid
-        The cells (`refuge_map.analysis.LandGrid`).
+        The cells (`geo.land_grid.LandGrid`).
     offroad_m, road_m
         The off-road leg and the road distance to the nearest gate (0 inside a zone, inf before
         the cities protect).
@@ -308,7 +308,7 @@ def coverage_field(
     seed
         Seed of the generator behind the draws.
     grid
-        Cells to compute (default: `refuge_map.analysis.land_grid` at `cell_m`).
+        Cells to compute (default: `geo.land_grid.land_grid` at `cell_m`).
 
     Raises
     ------
@@ -415,7 +415,7 @@ def check_output(out: str | Path) -> Path:
 
 
 def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
-    """Write the field (GeoPackage or GeoParquet of cell squares) and a PNG beside it.
+    """Write the field (GeoPackage or GeoParquet of cell squares, in WGS84) and a PNG beside it.
 
     Returns
     -------
@@ -428,7 +428,7 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
         For an unsupported suffix (use `FIELD_SUFFIXES`). Each file appears whole or not at all.
     """
     target = check_output(out)
-    frame = coverage.to_frame()
+    frame = coverage.to_frame().to_crs(WGS84)  # files are WGS84 (EPSG:4326), as every file
     png = target.with_suffix(".png")
     # Both files are complete before either replaces an earlier one.
     with atomic_file(target) as tmp, atomic_file(png) as tmp_png, pinned_gpkg_date():

@@ -12,7 +12,7 @@ import yaml
 from rich.console import Console
 
 from refuge_map._atomic import MARKER
-from refuge_map.simulation.exile import OUTCOMES as EXILE_OUTCOMES
+from refuge_map.simulation.events import EXILE_OUTCOMES
 from refuge_map.simulation.io import RUN_FILES
 from refuge_map.simulation.report import exile_table
 

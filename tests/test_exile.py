@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from refuge_map.simulation import Run, Scenario, load_scenario, simulate, write_run
-from refuge_map.simulation.exile import EXILE_KINDS, OUTCOMES
+from refuge_map.simulation.events import EXILE_KINDS
+from refuge_map.simulation.events import EXILE_OUTCOMES as OUTCOMES
 from refuge_map.simulation.priesthood import YEAR_S
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"

@@ -135,8 +135,9 @@ def test_city_popup_tells_identification_side_designation_and_sources(network_pa
     for needle in [
         "קֶדֶשׁ",
         "Tel Kedesh (rank 1)",
-        "57%",
-        "Khirbet Qedish (score 56)",
+        "574 of 1000",
+        "Khirbet Qedish (OpenBible score 56 of 1000)",
+        "Tell Abu Qedeis (OpenBible score 8 of 1000; outside_naphtali)",
         "west of the Jordan",
         "designated from the start",
         "Josh 20:7",

@@ -6,24 +6,16 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from refuge_map.law import DISPUTES
-from refuge_map.simulation.scenario_exile import (
-    BOUNDARY_OPINIONS,
-    OFFICE_OPINIONS,
-    RENT_OPINIONS,
-)
+from refuge_map.opinions import DISPUTES
 from refuge_map.sweep import SweepSpec
 from refuge_map.sweep.worker import EXILE_COLUMNS
 
-#: The source of each exile dispute a sweep can vary, by its axis (a dotted scenario path).
-DISPUTE_SOURCES: dict[str, str] = {
-    **{f"exile.law.{key}": dispute.citation for key, dispute in DISPUTES.items()},
-    "exile.boundary.opinion": "Mishnah Makkot 2:7 (" + "; ".join(BOUNDARY_OPINIONS.values()) + ")",
-    "exile.rent": "Mishnah Makkot 2:8 (" + "; ".join(RENT_OPINIONS.values()) + ")",
-    "exile.office": "Mishnah Makkot 2:8 (" + "; ".join(OFFICE_OPINIONS.values()) + ")",
-}
+#: The source of each dispute a sweep can vary, by its axis (a dotted scenario path): every
+#: entry of the registry (`refuge_map.opinions.DISPUTES`), geometric, legal and the exile's.
+DISPUTE_SOURCES: dict[str, str] = {path: dispute.source for path, dispute in DISPUTES.items()}
 
-#: The outcomes of a manslayer who entered his city of refuge (`refuge_map.simulation.OUTCOMES`).
+#: The outcomes of a manslayer who entered his city of refuge
+#: (`refuge_map.simulation.events.EXILE_OUTCOMES`).
 IN_EXILE = (
     "exile_released",
     "exile_died_in_exile",

@@ -42,17 +42,30 @@ def network_of(cubit: str, techum: str, **options: Any) -> Any:
 @app.command()
 def layers(
     out: Annotated[
-        Path, typer.Option("--out", help="FILE.gpkg, or FILE.geojson (one file per layer).")
+        Path,
+        typer.Option(
+            "--out",
+            help="FILE.gpkg, FILE.geojson (one file per layer), or FILE.lpf.json (the places "
+            "as Linked Places Format).",
+        ),
     ],
     cubit: CubitOption = "naeh",
     techum: TechumOption = "squared",
 ) -> None:
-    """Write every layer of the network (cities, zones, roads, hydrography, land, limits)."""
-    from refuge_map.io import check_layers_output, write_layers
+    """Write every layer of the network (cities, zones, roads, hydrography, land, limits), or
+    the gazetteer's places as Linked Places Format."""
+    from geo.lpf import places_lpf
+    from refuge_map.io import LPF_SUFFIX, check_layers_output, write_layers, write_lpf
 
-    check_layers_output(out)
+    gazetteer = out.name.endswith(LPF_SUFFIX)
+    if not gazetteer:
+        check_layers_output(out)
     network = network_of(cubit, techum)
-    for path in write_layers(network.layers(), out):
+    if gazetteer:
+        written = write_lpf(places_lpf(network.places), out)
+    else:
+        written = write_layers(network.layers(), out)
+    for path in written:
         console().print(f"wrote {path}")
 
 

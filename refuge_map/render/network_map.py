@@ -8,6 +8,7 @@ from typing import Any
 
 import folium
 import geopandas as gpd
+import pandas as pd
 import shapely
 import xyzservices
 
@@ -20,6 +21,7 @@ from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
 from refuge_map.render._html import esc, hours, is_missing, popup_table
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
+from refuge_map.render.levitical_layers import add_levitical_layers
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
 
 LegendEntry = tuple[Swatch, str, str]
@@ -68,6 +70,7 @@ def network_map(
     framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
     fmap = _base_map(framed, tiles)
     entries = [*_network_legend(), *_add_network_layers(fmap, network)]
+    entries += add_levitical_layers(fmap, network)
     if coverage is not None:
         CoverageLayer(coverage, name=coverage_name(coverage), show=loaded is None).add_to(fmap)
         entries += coverage_legend()
@@ -124,7 +127,8 @@ def _add_network_layers(fmap: folium.Map, network: RefugeNetwork) -> list[Legend
     """Add the network's layers, bottom to top; the legend entries of the zones they drew."""
     layers = network.layers()
     _land_layer(layers["land"]).add_to(fmap)
-    _hydrography_layer(layers["hydrography"]).add_to(fmap)
+    water = pd.concat([layers["hydrography_lines"], layers["hydrography_polygons"]])
+    _hydrography_layer(water).add_to(fmap)
     zone_layers = _zone_layers(network)
     for layer, _ in zone_layers:
         layer.add_to(fmap)
@@ -293,7 +297,7 @@ def _point_layer(
             [
                 ("identification", place.modern_identification),
                 ("proposed for", place.candidate_of),
-                ("score", place.confidence_score),
+                ("OpenBible score", _score(place.openbible_score)),
                 ("source", place.source),
             ],
             title_he=place.hebrew_name,
@@ -344,21 +348,23 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
 
 
 def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
-    """Names, identification and its confidence, alternatives, side, designation, sources."""
+    """Names, identification and its OpenBible score, alternatives, side, designation, sources."""
     places = network.places
     own = places[(places["city"] == city) & (places["feature_kind"] == "city_of_refuge")]
     refs = own["biblical_refs"].iloc[0] if len(own) else None
     pairing = own["talmud_pairing"].iloc[0] if len(own) else None
     others = places[(places["city"] == city) & (places["id"] != row["site_id"])]
     alternatives = "; ".join(
-        f"{p.modern_identification} (score {p.confidence_score})"
+        f"{p.modern_identification} (OpenBible score {_score(p.openbible_score)}"
+        + "".join(f"; {flag}" for flag in p.site_flags)
+        + ")"
         for p in others.itertuples(index=False)
     )
     return popup_table(
         str(row["name"]),
         [
             ("identification", f"{row['modern_identification']} (rank {row['rank']})"),
-            ("confidence", f"{float(row['confidence']):.0%}"),
+            ("OpenBible score", _score(row["openbible_score"])),
             ("alternatives", alternatives or "none recorded"),
             ("side", _side_label(str(row["side"]))),
             ("designation", _designation_label(float(row["designated_at"]))),
@@ -368,6 +374,11 @@ def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
         ],
         title_he=row["hebrew_name"],
     )
+
+
+def _score(value: Any) -> str:
+    """OpenBible's score of an identification (-1000..1000), or why there is none."""
+    return "none (not in OpenBible)" if pd.isna(value) else f"{int(value)} of 1000"
 
 
 def _as_text(value: Any) -> str | None:

@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
-from refuge_map.simulation._gazetteer import named_places
+from geo.gazetteer import named_places
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
@@ -20,6 +20,7 @@ from refuge_map.simulation.scenario import (
     Place,
     Scenario,
 )
+from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
 STREAMS = ("incidents", "speeds", "delays", "escorts")
@@ -79,6 +80,37 @@ class World:
         snap = self.network.router.snap(xy[:, 0], xy[:, 1])
         return snap.edge, snap.along_m, snap.offroad_m
 
+    def road_distance(self, a_xy: Floats, b_xy: Floats) -> Floats:
+        """Metres from each point of `a_xy` to the same row of `b_xy` (`RoadGraph.between`)."""
+        return self.graph.between(self.snap(a_xy), self.snap(b_xy))
+
+    @property
+    def city_ids(self) -> tuple[str, ...]:
+        """The cities of refuge, in the network's order (the index of every ``city`` array)."""
+        return self.network.city_ids
+
+    def city_names(self, city: Ints) -> NDArray[np.str_]:
+        """The names of city indices ("" for -1: none)."""
+        return np.array([*self.city_ids, ""])[np.asarray(city)]
+
+    @property
+    def bough_opinion(self) -> str:
+        """The reading of the bough rule the network was built on (Mishnah Makkot 2:7)."""
+        return str(self.network.options["bough_opinion"])
+
+    def towns(self, city: Ints) -> NDArray[np.object_]:
+        """The town polygon of each city index."""
+        return self.network.cities.geometry.to_numpy()[city]
+
+    def zones(self, city: Ints) -> NDArray[np.object_]:
+        """The protecting zone (town and Sabbath boundary) of each city index."""
+        return self.network.zones.geometry.to_numpy()[city]
+
+    def sites(self, city: Ints) -> Floats:
+        """Metric positions of the cities' chosen sites, by city index."""
+        sites = self.network.cities["site"].to_numpy()
+        return np.column_stack([shapely.get_x(sites), shapely.get_y(sites)])[city]
+
 
 def build_world(scenario: Scenario, seed: int) -> World:
     """Resolve places, draw the incidents and every agent's speeds, delay and persuasion.
@@ -87,9 +119,7 @@ def build_world(scenario: Scenario, seed: int) -> World:
     change to one draw leaves the others as they were.
     """
     network, graph = network_for(scenario.network.model_dump_json())
-    rngs = dict(
-        zip(STREAMS, map(np.random.default_rng, np.random.SeedSequence(seed).spawn(4)), strict=True)
-    )
+    rngs = streams(seed, STREAMS)
     if scenario.generate is not None:
         place, kin, killer, t0 = _generated(scenario.generate, network, rngs["incidents"])
         year = np.full(len(t0), scenario.year)

@@ -140,6 +140,18 @@ class RoadGraph:
         direct = np.where(edge == to_edge, np.abs(to_s - s), np.inf)
         return np.minimum(direct, np.minimum(s + from_u, length - s + from_v))
 
+    def between(self, a: tuple[Ints, Floats, Floats], b: tuple[Ints, Floats, Floats]) -> Floats:
+        """Metres from snapped positions `a` to `b`, element by element: the off-road leg to
+        the road, the shortest road distance, the off-road leg from it (``inf`` where the roads
+        do not connect).
+
+        Parameters
+        ----------
+        a, b
+            ``(edge, s, offroad_m)`` of each position, as `World.snap` gives them.
+        """
+        return a[2] + self.road_distance(a[0], a[1], b[0], b[1]) + b[2]
+
     def _from_nodes(self, u: Ints, v: Ints, to_edge: Ints, to_s: Floats) -> tuple[Floats, Floats]:
         """Road distance from nodes `u` and `v` to the target positions."""
         tu, tv, tl = self.edge_u[to_edge], self.edge_v[to_edge], self.length[to_edge]

@@ -8,7 +8,8 @@ fugitive's road position within the step counts as reaching him even if the two 
 other between two steps. Event times are the end of the step in which they are seen (a
 resolution of one step, 60 s by default); positions are not interpolated back.
 
-`simulate` = `build_world` -> `run_flight` -> (later phases append events) -> `make_run`.
+The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
+and then the exile; this module is the flight alone.
 """
 
 from __future__ import annotations
@@ -23,11 +24,19 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS, CITY_IDS
-from refuge_map.simulation._setup import World, build_world
+from refuge_map.simulation._setup import World
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
-from refuge_map.simulation.events import AVENGER, EVENT_KINDS, FUGITIVE, StepLog
-from refuge_map.simulation.exile import live_in_exile
-from refuge_map.simulation.run import Run, make_run
+from refuge_map.simulation.events import (
+    ARRIVAL,
+    AVENGER,
+    CAPTURE,
+    EVENT_FIELDS,
+    EVENT_KINDS,
+    FUGITIVE,
+    HORIZON,
+    ROLES,
+    EventLog,
+)
 from refuge_map.simulation.scenario import Scenario
 
 Bools = NDArray[np.bool_]
@@ -205,9 +214,36 @@ class _Pursuit:
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
         # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
         self.arrival_rule = np.where(False, self.tree_rule, EVENT_KINDS["arrival"][0])
-        self.log = StepLog()
-        self.log.event(
+        self.log = EventLog(dt_s, EVENT_KINDS)
+        self._event(
             "flight_start", np.ones(n, bool), FUGITIVE, world.t0_s, 0, world.place, self.heading
+        )
+
+    def _event(
+        self,
+        kind: str,
+        mask: Bools,
+        role: int,
+        t_s: Floats | float,
+        step: int,
+        xy: Floats,
+        city: NDArray[np.str_] | str = "",
+        rule: NDArray[np.str_] | None = None,
+    ) -> None:
+        """Log `kind` for the incidents where `mask` holds, at their positions in `xy` (and
+        their times, cities and rules where those are arrays over all incidents)."""
+        idx = np.flatnonzero(mask)
+        if idx.size == 0:
+            return
+        self.log.event(
+            kind,
+            idx,
+            ROLES[role],
+            t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
+            xy[idx],
+            step=step,
+            city=city[idx] if isinstance(city, np.ndarray) else city,
+            rule=None if rule is None else rule[idx],
         )
 
     def step(self, step: int) -> None:
@@ -227,7 +263,7 @@ class _Pursuit:
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
-        world, log = self.world, self.log
+        world = self.world
         in_flight = started & (self.f_end == NEVER)
         tau = self._elapsed(in_flight & ~self.waiting & ~self.in_tree, t, t_prev, world.t0_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
@@ -237,7 +273,7 @@ class _Pursuit:
         self.in_tree |= climbs
         self.arrival_rule[climbs] = self.tree_rule[climbs]
         self.fxy[climbs] = world.trunk[climbs]
-        log.event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
+        self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
         # and of those who moved only who may have run as far as a zone's bounding box.
@@ -246,11 +282,11 @@ class _Pursuit:
         arrive = in_flight & (self.city >= 0)
         if arrive.any():
             city = CITY_NAMES[self.city]
-            log.event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
+            self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
             self.f_end[arrive] = step
         stranded = reached & ~world.has_tree & (self.city < 0) & ~self.waiting
         self.waiting |= stranded
-        log.event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+        self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
 
     def _ask_asylum(self, rows: Bools) -> None:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
@@ -285,12 +321,12 @@ class _Pursuit:
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues (Deuteronomy 19:6); escorts may turn him back (Makkot 2:5)."""
-        world, log = self.world, self.log
+        world = self.world
         self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
         pursuing = started & (self.a_end == NEVER)
         sets_out = pursuing & ~self.set_out & (world.setout_s <= t)
         self.set_out |= sets_out
-        log.event("avenger_sets_out", sets_out, AVENGER, world.setout_s, step, self.axy)
+        self._event("avenger_sets_out", sets_out, AVENGER, world.setout_s, step, self.axy)
         tau = self._elapsed(pursuing, t, t_prev, world.setout_s)
         chasing = self.chase_always | self.at_gate
         if self.chase_always:
@@ -308,8 +344,8 @@ class _Pursuit:
         turned, killed = contact & world.deterred_if, contact & ~world.deterred_if
         self.deterred |= turned
         self.captured |= killed
-        log.event("deterred", turned, AVENGER, t, step, self.axy)
-        log.event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
+        self._event("deterred", turned, AVENGER, t, step, self.axy)
+        self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
 
@@ -333,12 +369,10 @@ class _Pursuit:
     def result(self, step: int) -> Flight:
         """Close the flight at `step`: the still running meet the horizon."""
         alive = self.f_end == NEVER
-        self.log.event("horizon", alive, FUGITIVE, step * self.dt_s, step, self.fxy, self.heading)
+        self._event("horizon", alive, FUGITIVE, step * self.dt_s, step, self.fxy, self.heading)
         outcomes = pd.DataFrame(
             {
-                "outcome": np.where(
-                    self.captured, "capture", np.where(alive, "horizon", "arrival")
-                ),
+                "outcome": np.where(self.captured, CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
                 "city": CITY_NAMES[np.where(self.captured, -1, self.city)],
                 "heading": self.heading,
                 "end_s": np.where(alive, np.nan, self.f_end * self.dt_s),
@@ -350,7 +384,8 @@ class _Pursuit:
         )
         outcomes.index.name = "incident"
         tracks = self.log.track_arrays()
-        return Flight(self.world, self.log.event_frame(), tracks, outcomes, self.dt_s)
+        events = self.log.frame()[list(EVENT_FIELDS)]
+        return Flight(self.world, events, tracks, outcomes, self.dt_s)
 
 
 def run_flight(
@@ -409,44 +444,3 @@ def fly(scenario: Scenario, world: World, *, progress: Progress | None = None) -
         record_every=scenario.output.record_every_steps,
         progress=progress,
     )
-
-
-def simulate(
-    scenario: Scenario, seed: int | None = None, *, progress: Progress | None = None
-) -> Run:
-    """Run one scenario with one seed: a pure function of its arguments.
-
-    Parameters
-    ----------
-    scenario
-        A validated `Scenario`.
-    seed
-        Root seed of every draw (default: ``scenario.seed``).
-    progress
-        Called as ``progress(step, n_steps)`` after each step.
-
-    Returns
-    -------
-    Run
-        Events, trajectories, summary and the opinions used.
-
-    Raises
-    ------
-    GeoError
-        If the network cannot be built with the scenario's options.
-    """
-    seed = scenario.seed if seed is None else seed
-    flight = fly(scenario, build_world(scenario, seed), progress=progress)
-    life = None if scenario.exile is None else live_in_exile(flight, scenario.exile, seed)
-    return make_run(scenario, seed, flight, life)
-
-
-def replication_seeds(scenario: Scenario) -> list[int]:
-    """The seeds of the scenario's replications, spawned from its root seed."""
-    children = np.random.SeedSequence(scenario.seed).spawn(scenario.replications)
-    return [int(child.generate_state(1, dtype=np.uint32)[0]) for child in children]
-
-
-def simulate_replications(scenario: Scenario) -> list[Run]:
-    """`scenario.replications` runs, one per seed of `replication_seeds`, in order."""
-    return [simulate(scenario, seed) for seed in replication_seeds(scenario)]

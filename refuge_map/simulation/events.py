@@ -1,6 +1,9 @@
-"""The event vocabulary of the simulation, with its rules and citations, and the step log.
+"""The one vocabulary of the simulation and its one event log.
 
-Kinds are stable: later phases (trial, exile) append their own kinds to the same table.
+Event kinds of both phases (the flight, Simulation I; the exile, Simulation II) with the rule
+and the citation written beside each in the events table, the agents' roles, the outcomes of
+each phase, and `EventLog`, the one log every phase appends its events and trajectory rows to.
+Every other module imports these names; none repeats them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-#: Event kinds, each with the rule and the citation written beside it in the events table.
+#: Event kinds of Simulation I (the flight), each with its rule and citation.
 EVENT_KINDS: dict[str, tuple[str, str]] = {
     "flight_start": (
         "the manslayer flees at once to a city of refuge; the assembly judges later",
@@ -48,53 +51,191 @@ EVENT_KINDS: dict[str, tuple[str, str]] = {
     ),
 }
 
+#: Event kinds of Simulation II (trial, the city, release), each with its default rule and
+#: citation.
+EXILE_KINDS: dict[str, tuple[str, str]] = {
+    "trial_start": (
+        "the court of his town sends for him: he is brought to trial under escort",
+        "Numbers 35:24; Mishnah Makkot 2:5-6",
+    ),
+    "deterred": (
+        "on the trial leg the escorts speak to the avenger and he desists",
+        "Numbers 35:25; Mishnah Makkot 2:5",
+    ),
+    "killed_on_trial_road": (
+        "outside the refuge, on the way to or from his trial, the avenger who kills him is "
+        "not liable",
+        "Numbers 35:27; Rambam, Rotzeach 5:9-10",
+    ),
+    "verdict": ("the assembly judges between the smiter and the avenger", "Numbers 35:24"),
+    "executed": (
+        "a murderer: the court of his town executes him",
+        "Numbers 35:16-21; Mishnah Makkot 2:6 (R. Yose bar Judah)",
+    ),
+    "sent_home": ("he is not exiled: he goes home", "Mishnah Makkot 2:6"),
+    "returned_to_city": (
+        "the assembly restores him to the city of refuge to which he fled",
+        "Numbers 35:25",
+    ),
+    "left_boundary": (
+        "he goes out beyond the Sabbath boundary, which protects as the city does and no further",
+        "Numbers 35:26-27; Mishnah Makkot 2:7",
+    ),
+    "in_boundary_tree": (
+        "he is in a tree at the edge: it all follows the boughs",
+        "Mishnah Makkot 2:7; Makkot 12a-b",
+    ),
+    "returned_inside": (
+        "nobody found him outside; he goes back within the boundary",
+        "Mishnah Makkot 2:7",
+    ),
+    "killed_outside_boundary": (
+        "outside the boundary the avenger finds him and kills him (the rule text names the "
+        "opinion followed)",
+        "Numbers 35:27; Mishnah Makkot 2:7",
+    ),
+    "killed_again": (
+        "he killed again in error inside the city of refuge",
+        "Mishnah Makkot 2:7",
+    ),
+    "moved_neighbourhood": (
+        "he is banished from one neighbourhood to another",
+        "Mishnah Makkot 2:7; Makkot 12b",
+    ),
+    "moved_city": (
+        "a Levite is banished from one city to another (here: the nearest other city by road)",
+        "Mishnah Makkot 2:7; Makkot 12b",
+    ),
+    "high_priest_died": (
+        "the high priest dies: those exiled in his days go home",
+        "Numbers 35:25, 28; Mishnah Makkot 2:6",
+    ),
+    "released": (
+        "at the death of the high priest he returns to the land of his possession",
+        "Numbers 35:25, 28; Mishnah Makkot 2:6",
+    ),
+    "died_in_exile": (
+        "he dies in his city of refuge ('there his death'); his bones go to his family's grave "
+        "at the high priest's death",
+        "Mishnah Makkot 2:7; Makkot 11b; Rambam, Rotzeach 7:3",
+    ),
+    "rent_paid": ("he pays rent to the Levites (R. Judah)", "Mishnah Makkot 2:8"),
+    "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
+}
+
+#: The outcome of every manslayer, flight included.
+OUTCOMES = (
+    "caught_in_flight",
+    "flight_unfinished",
+    "killed_on_trial_road",
+    "executed",
+    "sent_home",
+    "spared",
+    "released",
+    "died_in_exile",
+    "killed_outside_boundary",
+    "in_exile_at_horizon",
+)
 #: Agent roles; escorts walk with their fugitive (Mishnah Makkot 2:5).
 ROLES = ("fugitive", "avenger", "escort")
 FUGITIVE, AVENGER = 0, 1
+#: The roles of the priests' events (of no incident: incident -1).
+OFFICES = ("high_priest", "war_priest")
 
-_EVENT_FIELDS = ("incident", "role", "kind", "t_s", "step", "x", "y", "city", "rule", "citation")
+#: How a flight ends, per incident (`Flight.outcomes["outcome"]`).
+FLIGHT_OUTCOMES = ("arrival", "capture", "horizon")
+ARRIVAL, CAPTURE, HORIZON = FLIGHT_OUTCOMES
+
+#: The outcome of every manslayer, flight included (`ExileLife.manslayers["outcome"]`).
+EXILE_OUTCOMES = (
+    "caught_in_flight",
+    "flight_unfinished",
+    "killed_on_trial_road",
+    "executed",
+    "sent_home",
+    "spared",
+    "released",
+    "died_in_exile",
+    "killed_outside_boundary",
+    "in_exile_at_horizon",
+)
+
+#: Why an exile never leaves (Mishnah Makkot 2:7), keyed as in results.
+LIFE_REASONS = {
+    "he killed a high priest": "killed_high_priest",
+    "a high priest killed": "high_priest_killed",
+    "no high priest in office at the verdict": "no_high_priest_at_verdict",
+}
+
+#: Kinds at which the manslayer dies by another's hand (his trajectory row is ``captured``).
+KILLINGS = frozenset({"capture", "killed_on_trial_road", "killed_outside_boundary", "executed"})
+
+#: Columns of a phase's events table, in order (`EventLog.frame` adds ``inside`` and
+#: ``captured`` for the exile's trajectory rows).
+EVENT_FIELDS = ("incident", "role", "kind", "t_s", "step", "x", "y", "city", "rule", "citation")
+_LOG_FIELDS = (*EVENT_FIELDS, "inside", "captured")
 _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
 
 
 @dataclass
-class StepLog:
-    """Events and trajectory rows, gathered as arrays step by step and joined once.
+class EventLog:
+    """Events and trajectory rows, gathered as arrays and joined once.
 
     A part's field is an array (one value per incident logged) or a scalar that stands for
     all of them: broadcasting waits for the join, out of the stepping loop's way.
+
+    Parameters
+    ----------
+    dt_s
+        The time step (seconds): an event logged without a step gets the step of its time.
+    kinds
+        The phase's event kinds (`EVENT_KINDS` or `EXILE_KINDS`): each event's default rule
+        and citation.
     """
 
+    dt_s: float
+    kinds: dict[str, tuple[str, str]]
     events: list[dict[str, Any]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def event(
         self,
         kind: str,
-        mask: NDArray[np.bool_],
-        role: int,
+        idx: NDArray[np.intp],
+        role: str,
         t_s: NDArray[np.float64] | float,
-        step: int,
         xy: NDArray[np.float64],
+        *,
+        step: int | None = None,
         city: NDArray[np.str_] | str = "",
-        rule: NDArray[np.str_] | None = None,
+        rule: Any = None,
+        citation: Any = None,
+        inside: NDArray[np.bool_] | bool = False,
     ) -> None:
-        """Log `kind` for the incidents where `mask` holds, at their position in `xy`."""
-        idx = np.flatnonzero(mask)
-        if idx.size == 0:
+        """Log `kind` for incidents `idx` (one value per incident in `t_s`, `xy` (n, 2) and
+        the other arrays, or a scalar for all), with the kind's rule and citation unless
+        given."""
+        if len(idx) == 0:
             return
-        default_rule, citation = EVENT_KINDS[kind]
+        default_rule, default_citation = self.kinds[kind]
+        if step is None:
+            steps: Any = np.rint(np.asarray(t_s) / self.dt_s).astype(np.int64)
+        else:
+            steps = step
         self.events.append(
             {
-                "incident": idx,
-                "role": ROLES[role],
+                "incident": np.asarray(idx),
+                "role": role,
                 "kind": kind,
-                "t_s": t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
-                "step": step,
-                "x": xy[idx, 0],
-                "y": xy[idx, 1],
-                "city": city[idx] if isinstance(city, np.ndarray) else city,
-                "rule": default_rule if rule is None else rule[idx],
-                "citation": citation,
+                "t_s": t_s,
+                "step": steps,
+                "x": xy[:, 0],
+                "y": xy[:, 1],
+                "city": city,
+                "rule": default_rule if rule is None else rule,
+                "citation": default_citation if citation is None else citation,
+                "inside": inside,
+                "captured": kind in KILLINGS,
             }
         )
 
@@ -113,9 +254,10 @@ class StepLog:
             columns = (idx, role, step, xy[idx, 0], xy[idx, 1], city[idx], captured[idx])
             self.rows.append(dict(zip(_ROW_FIELDS, columns, strict=True)))
 
-    def event_frame(self) -> pd.DataFrame:
-        """All events, ordered by time, incident and step."""
-        events = pd.DataFrame(_join(self.events, _EVENT_FIELDS))
+    def frame(self) -> pd.DataFrame:
+        """All events (`EVENT_FIELDS`, ``inside``, ``captured``), ordered by time, incident and
+        step."""
+        events = pd.DataFrame(_join(self.events, _LOG_FIELDS))
         return events.sort_values(["t_s", "incident", "step"], kind="stable").reset_index(drop=True)
 
     def track_arrays(self) -> dict[str, NDArray[Any]]:

@@ -35,15 +35,6 @@ DAYS_PER_YEAR = 365.25
 YEAR_S = DAYS_PER_YEAR * 86_400.0
 
 
-#: Which priests release the manslayer by their death (Mishnah Makkot 2:6), by opinion.
-WAR_PRIEST_OPINIONS: dict[str, str] = {
-    "first_tanna": "the high priest anointed with oil, the one installed by the many garments, "
-    "and one who stood down release him; not the priest anointed for war (Mishnah Makkot 2:6; "
-    "so Rambam, Rotzeach 7:9)",
-    "judah": "R. Judah: the priest anointed for war releases him too (Mishnah Makkot 2:6)",
-}
-
-
 def strehler_mildvan_alpha(beta: float) -> float:
     """The Gompertz level at age 15 that Sasaki and Kondo's (2016) regression pairs with `beta`."""
     return math.exp(_SM_SLOPE * (beta - _SM_MEAN_BETA) / _SM_SPREAD + _SM_LEVEL)

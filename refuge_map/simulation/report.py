@@ -6,8 +6,7 @@ from typing import Any
 
 from rich.table import Table
 
-from refuge_map.simulation.exile import OUTCOMES as EXILE_OUTCOMES
-from refuge_map.simulation.run import OUTCOMES
+from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES
 
 
 def _fmt(stats: dict[str, float] | None, key: str) -> str:
@@ -18,7 +17,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
     """One row per city the manslayers ran for, and one for all: outcomes, deterrences,
     median and 90th-percentile time to asylum (hours), mean distance run (km)."""
     table = Table(title=f"Flight and pursuit: {summary['run_id']}")
-    for column in ("ran for", "n", *OUTCOMES, "deterred", "med h", "p90 h", "km"):
+    for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "med h", "p90 h", "km"):
         table.add_column(column, justify="left" if column == "ran for" else "right")
     blocks = [*summary["by_city"].items(), ("all", summary["overall"])]
     for name, block in blocks:
@@ -26,7 +25,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_row(
             name,
             str(block["incidents"]),
-            *(str(block["outcomes"][kind]) for kind in OUTCOMES),
+            *(str(block["outcomes"][kind]) for kind in FLIGHT_OUTCOMES),
             str(block["deterred"]),
             _fmt(time, "median"),
             _fmt(time, "p90"),

@@ -13,13 +13,14 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import CITY_IDS, WGS84, to_lonlat
+from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES
 from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
-    from refuge_map.simulation.exile import ExileLife
+    from refuge_map.simulation.exile.life import ExileLife
 
 #: Columns of `Run.events`, in order.
 EVENT_COLUMNS = (
@@ -52,7 +53,6 @@ TRACK_COLUMNS = (
     "city",
     "captured",
 )
-OUTCOMES = ("arrival", "capture", "horizon")
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,8 @@ class Run:
     events
         One row per event (`EVENT_COLUMNS`): ``t`` a tz-naive datetime (the scenario's nominal
         ``start`` plus ``elapsed_s``), ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none),
-        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.engine.EVENT_KINDS`.
+        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.events.EVENT_KINDS` and
+        ``EXILE_KINDS``.
     trajectories
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
@@ -78,7 +79,7 @@ class Run:
         exile's under ``exile``).
     manslayers, ledger, priests
         Simulation II, when the scenario has an ``exile`` section (else None): one row per
-        manslayer (`refuge_map.simulation.exile.OUTCOMES`), the rent paid to the Levites
+        manslayer (`refuge_map.simulation.events.EXILE_OUTCOMES`), the rent paid to the Levites
         (Mishnah Makkot 2:8) and the succession of priests.
     """
 
@@ -298,10 +299,10 @@ def _stats(values: pd.Series, scale: float) -> dict[str, float] | None:
 
 def _block(outcomes: pd.DataFrame) -> dict[str, Any]:
     counts = outcomes["outcome"].value_counts()
-    arrived = outcomes["outcome"] == "arrival"
+    arrived = outcomes["outcome"] == ARRIVAL
     return {
         "incidents": len(outcomes),
-        "outcomes": {kind: int(counts.get(kind, 0)) for kind in OUTCOMES},
+        "outcomes": {kind: int(counts.get(kind, 0)) for kind in FLIGHT_OUTCOMES},
         "deterred": int(outcomes["deterred"].sum()),
         "time_to_asylum_h": _stats(outcomes["end_s"].where(arrived), 3600.0),
         "distance_run_km": _stats(outcomes["run_m"], 1000.0),

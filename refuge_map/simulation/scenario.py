@@ -30,13 +30,20 @@ from pydantic import (
 
 from geo import ALL_SIX, MOSES_THEN_JOSHUA
 from geo.crs import REGION_BOUNDS_LONLAT
+from geo.gazetteer import candidate_sites, named_places
 from refuge_map._loading import load_model
-from refuge_map.simulation._gazetteer import candidate_sites, named_places
+from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 
-#: The Literals below mirror `geo.CITY_IDS`, `geo.CUBIT_PRESETS`, `geo.TECHUM_CUBIT_PRESETS` and
-#: `geo.BOUGH_OPINIONS` (tests/test_scenario.py checks they agree).
+#: Mirrors `geo.CITY_IDS` (tests/test_scenario.py checks they agree); the opinions' choices come
+#: from the registry (`refuge_map.opinions.DISPUTES`).
 CityId = Literal["kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan"]
+
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
+CubitPreset = DISPUTES["network.cubit"].literal
+TechumMode = DISPUTES["network.techum"].literal
+TechumPreset = DISPUTES["network.techum_cubits"].literal
+BoughOpinion = DISPUTES["network.bough_opinion"].literal
 
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
@@ -328,16 +335,24 @@ class NetworkOptions(_Strict):
         Literal["best"], dict[CityId, Annotated[str, AfterValidator(_known_site)]], "sites"
     ) = Field("best", description="`best`, or a mapping city id -> candidate site id.")
     cubit: _preset_or(  # type: ignore[valid-type]
-        Literal["naeh", "chazon_ish", "kanievsky", "salant"], float, "metres"
-    ) = Field("naeh", description="The cubit: a preset name or metres (0.3-0.8).")
-    techum: Literal["squared", "round"] = Field(
-        "squared", description="Shape of the Sabbath boundary (Mishnah Eruvin 5:1)."
+        CubitPreset, float, "metres"
+    ) = Field(
+        DISPUTES["network.cubit"].default,
+        description="The cubit: a preset name or metres (0.3-0.8).",
+    )
+    techum: TechumMode = Field(
+        DISPUTES["network.techum"].default,
+        description="Shape of the Sabbath boundary (Mishnah Eruvin 5:1).",
     )
     techum_cubits: _preset_or(  # type: ignore[valid-type]
-        Literal["migrash", "sabbath", "levite_belt"], float, "cubits"
-    ) = Field("sabbath", description="Breadth of the protecting boundary: a preset or cubits.")
-    bough_opinion: Literal["mishnah", "rava", "rav_ashi", "rambam"] = Field(
-        "mishnah", description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b)."
+        TechumPreset, float, "cubits"
+    ) = Field(
+        DISPUTES["network.techum_cubits"].default,
+        description="Breadth of the protecting boundary: a preset or cubits.",
+    )
+    bough_opinion: BoughOpinion = Field(
+        DISPUTES["network.bough_opinion"].default,
+        description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b).",
     )
     designation: _preset_or(  # type: ignore[valid-type]
         Literal["all_six", "moses_then_joshua"],

@@ -13,6 +13,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validat
 from refuge_map.errors import RefugeError
 from refuge_map.law import Case, Opinions, judge
 from refuge_map.law.casefiles import cases_dir, load_case_file
+from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.priesthood import (
     DEFAULT_MORTALITY,
     YEAR_S,
@@ -20,24 +21,11 @@ from refuge_map.simulation.priesthood import (
     OfficeChain,
 )
 
-#: Mishnah Makkot 2:7, leaving the boundary: what the avenger and everyone else may do there.
-BOUNDARY_OPINIONS: dict[str, str] = {
-    "yose_hagelili": "R. Yose the Galilean: for the avenger it is a duty to kill him, for anyone "
-    "else an option",
-    "akiva": "R. Akiva: for the avenger it is an option, and anyone else who kills him is not "
-    "liable",
-}
-#: Mishnah Makkot 2:8: whether he returns to the office he formerly held.
-OFFICE_OPINIONS: dict[str, str] = {
-    "meir": "R. Meir: he returns to the office he formerly held",
-    "judah": "R. Judah: he does not return to the office he formerly held (so Rambam, "
-    "Rotzeach 7:14)",
-}
-#: Mishnah Makkot 2:8: whether the manslayers paid rent to the Levites.
-RENT_OPINIONS: dict[str, str] = {
-    "judah": "R. Judah: they used to pay rent to the Levites",
-    "meir": "R. Meir: they did not pay them rent (so Rambam, Rotzeach 8:10, for the six cities)",
-}
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
+BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
+WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
+OfficeOpinion = DISPUTES["exile.office"].literal
+RentOpinion = DISPUTES["exile.rent"].literal
 
 
 class _Strict(BaseModel):
@@ -154,8 +142,8 @@ class Boundary(_Strict):
     leave_per_year: YearlyChance = Field(
         0.0, description="Yearly chance that he goes out beyond the boundary (the law forbids it)."
     )
-    opinion: Literal["yose_hagelili", "akiva"] = Field(
-        "akiva",
+    opinion: BoundaryOpinion = Field(
+        DISPUTES["exile.boundary.opinion"].default,
         description="Mishnah Makkot 2:7: yose_hagelili (a duty for the avenger) or akiva (an "
         "option; the halakha follows R. Akiva against a colleague, and Rambam, Rotzeach 5:10 "
         "rules so).",
@@ -209,8 +197,8 @@ class Priesthood(_Strict):
     step_down_per_year: Probability = Field(
         0.0, description="Yearly chance a high priest stands down (he still counts, 2:6)."
     )
-    war_priest: Literal["first_tanna", "judah"] = Field(
-        "first_tanna",
+    war_priest: WarPriestOpinion = Field(
+        DISPUTES["exile.priesthood.war_priest"].default,
         description="Mishnah Makkot 2:6: does the priest anointed for war release him? "
         "first_tanna (no; Rambam, Rotzeach 7:9) or judah (yes).",
     )
@@ -270,11 +258,13 @@ class ExileOptions(_Strict):
     office_share: Probability = Field(
         0.0, description="Share of manslayers who held an office before (Mishnah Makkot 2:8)."
     )
-    office: Literal["meir", "judah"] = Field(
-        "judah", description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not)."
+    office: OfficeOpinion = Field(
+        DISPUTES["exile.office"].default,
+        description="Mishnah Makkot 2:8: meir (returns to office) or judah (does not).",
     )
-    rent: Literal["judah", "meir"] = Field(
-        "meir", description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not)."
+    rent: RentOpinion = Field(
+        DISPUTES["exile.rent"].default,
+        description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not).",
     )
     rent_per_year: float = Field(
         1.0, ge=0.0, le=1000.0, description="Rent per year, nominal units (no sum is given)."

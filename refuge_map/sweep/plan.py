@@ -12,6 +12,7 @@ import pandas as pd
 from scipy.stats import qmc
 
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.seeds import spawn_seeds
 from refuge_map.sweep.spec import SweepSpec, apply_axes
 
 #: Default number of tasks a sweep is cut into (enough to balance a few dozen workers).
@@ -87,13 +88,6 @@ def design_points(spec: SweepSpec, lhs_seed: np.random.SeedSequence) -> list[dic
     return [combo | sample for combo in combos for sample in samples]
 
 
-def run_seeds(root: np.random.SeedSequence, n: int) -> list[int]:
-    """`n` independent 63-bit seeds spawned from `root` (SeedSequence.spawn)."""
-    return [
-        int(child.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1)) for child in root.spawn(n)
-    ]
-
-
 def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
     """Expand a sweep into its runs.
 
@@ -117,7 +111,7 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
         for r in range(reps)
     ]
     runs = pd.DataFrame(rows, index=pd.RangeIndex(n, name="run"))
-    runs["seed"] = run_seeds(runs_seed, n)
+    runs["seed"] = spawn_seeds(runs_seed, n)
     size = batch_runs or spec.batch_runs or max(MIN_BATCH_RUNS, math.ceil(n / TARGET_TASKS))
     runs["batch"] = runs.index // size
     base = spec.base

@@ -11,14 +11,14 @@ import geopandas as gpd
 import pandas as pd
 
 from refuge_map._atomic import atomic_file
-from refuge_map.simulation import OUTCOMES, network_for, simulate
-from refuge_map.simulation.exile import LIFE_REASONS
+from refuge_map.simulation import network_for, simulate
+from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES, LIFE_REASONS
 from refuge_map.sweep.plan import scenario_of
 
 PARTS = "parts"
 
-#: How a flight ends (`refuge_map.simulation.run.OUTCOMES`), counted per run.
-OUTCOME_COUNTS = ("arrival", "capture", "horizon")
+#: How a flight ends (`refuge_map.simulation.events.FLIGHT_OUTCOMES`), counted per run.
+OUTCOME_COUNTS = FLIGHT_OUTCOMES
 
 #: The outcome columns of runs.parquet, from a run's ``summary["overall"]``.
 OUTCOME_COLUMNS = (
@@ -34,7 +34,7 @@ OUTCOME_COLUMNS = (
 #: ``exile`` section): manslayers by outcome, life exiles by reason (Mishnah Makkot 2:7), office
 #: held and restored, rent paid to the Levites (Mishnah Makkot 2:8).
 EXILE_COLUMNS = (
-    *(f"exile_{kind}" for kind in OUTCOMES),
+    *(f"exile_{kind}" for kind in EXILE_OUTCOMES),
     *(f"life_{reason}" for reason in LIFE_REASONS.values()),
     "office_held",
     "office_restored",
@@ -123,7 +123,7 @@ def exile_outcomes(exile: dict[str, Any] | None) -> dict[str, Any]:
     if exile is None:
         return dict.fromkeys(EXILE_COLUMNS, math.nan)
     return {
-        **{f"exile_{kind}": int(exile["outcomes"][kind]) for kind in OUTCOMES},
+        **{f"exile_{kind}": int(exile["outcomes"][kind]) for kind in EXILE_OUTCOMES},
         **{f"life_{reason}": int(n) for reason, n in exile["life_exiles"].items()},
         "office_held": int(exile["office"]["held"]),
         "office_restored": int(exile["office"]["restored"]),

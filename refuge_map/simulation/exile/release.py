@@ -1,0 +1,61 @@
+"""Release and the priesthood: the term of an exile, and the priests whose deaths release.
+
+The manslayer dwells in his city "until the death of the high priest" (Numbers 35:25, 28); the
+succession itself is drawn by `refuge_map.simulation.priesthood`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from geo import to_metric
+from geo.gazetteer import named_places
+from refuge_map.simulation.events import EventLog
+from refuge_map.simulation.exile.rules import holds, war_priest_releases
+from refuge_map.simulation.priesthood import YEAR_S, Succession, draw_succession
+from refuge_map.simulation.scenario_exile import ExileOptions
+
+Floats = NDArray[np.float64]
+
+
+def succession_of(options: ExileOptions, rngs: dict[str, np.random.Generator]) -> Succession:
+    """The high priests of the run, and the priests anointed for war where their death
+    releases too (Mishnah Makkot 2:6), each office from its own stream."""
+    priesthood = options.priesthood
+    return draw_succession(
+        priesthood.chain(high_priest=True),
+        priesthood.chain(high_priest=False) if war_priest_releases(options) else None,
+        (rngs["high_priests"], rngs["war_priests"]),
+        options.horizon_years,
+    )
+
+
+def release_year(succession: Succession, t_y: Floats, options: ExileOptions) -> Floats:
+    """When a verdict at `t_y` ends: the first death among the priests who count then
+    (Mishnah Makkot 2:6); ``inf`` with no high priest in office."""
+    return succession.release(t_y, war_priest=options.priesthood.war_priest)[0]
+
+
+def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) -> None:
+    """One event per priest who dies within the horizon (they release, Mishnah Makkot 2:6)."""
+    priests = succession.priests
+    dead = priests[priests["died_y"] <= options.horizon_years]
+    lon, lat = named_places()["jerusalem"]
+    temple = np.tile(np.concatenate(to_metric(lon, lat), axis=None), (len(dead), 1))
+    war = holds("exile.priesthood.war_priest", options.priesthood.war_priest)
+    rule = np.select(
+        [dead["office"] == "war_priest", dead["stood_down"]],
+        [f"the priest anointed for war died; {war}", "a high priest who had stood down died"],
+        "the high priest died",
+    )
+    for office in ("high_priest", "war_priest"):
+        rows = (dead["office"] == office).to_numpy()
+        log.event(
+            "high_priest_died",
+            np.full(rows.sum(), -1),
+            office,
+            dead["died_y"].to_numpy()[rows] * YEAR_S,
+            temple[rows],
+            rule=rule[rows],
+        )

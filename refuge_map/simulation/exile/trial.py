@@ -1,0 +1,198 @@
+"""The trial: the leg to the court of his town and back, the verdict, the sentence.
+
+The trial leg is computed in closed form per manslayer (numpy over incidents): the road distance
+from where he entered the refuge to the court of his own town, walked out and back at his road
+speed; an attack by the avenger lies at an exponential distance along each way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from refuge_map.law import Ruling
+from refuge_map.simulation.events import ARRIVAL, EventLog
+from refuge_map.simulation.exile.people import Manslayers
+from refuge_map.simulation.exile.rules import SPARED_RULE, home_rule, spared, verdict_texts
+from refuge_map.simulation.priesthood import YEAR_S, Succession
+from refuge_map.simulation.scenario_exile import ExileOptions, Trial
+
+if TYPE_CHECKING:
+    from refuge_map.simulation._setup import World
+    from refuge_map.simulation.engine import Flight
+
+Floats = NDArray[np.float64]
+Ints = NDArray[np.intp]
+Bools = NDArray[np.bool_]
+
+DAY_S = 86_400.0
+
+
+@dataclass(frozen=True)
+class Leg:
+    """The way between where he entered the refuge and the court of his town."""
+
+    world: World
+    start: tuple[Ints, Floats, Floats]
+    court: tuple[Ints, Floats, Floats]
+    dist_m: Floats
+    speed: Floats
+
+    @classmethod
+    def of(cls, world: World, start_xy: Floats) -> Leg:
+        """The leg of every incident from `start_xy` to his killer's home town (the straight
+        line where the roads do not connect)."""
+        start, court = world.snap(start_xy), world.snap(world.killer_home)
+        road = world.graph.between(start, court)
+        straight = np.hypot(*(start_xy - world.killer_home).T)
+        dist = np.where(np.isfinite(road), road, straight)
+        return cls(world, start, court, dist, world.fugitive_road)
+
+    def point(self, idx: Ints, along_m: Floats, *, outward: bool) -> Floats:
+        """Road positions `along_m` metres from the refuge (outward) or from the court."""
+        origin, target = (self.start, self.court) if outward else (self.court, self.start)
+        budget = np.maximum(along_m - origin[2][idx], 0.0)
+        graph = self.world.graph
+        edge, s, _, _ = graph.walk(
+            origin[0][idx], origin[1][idx], budget, target[0][idx], target[1][idx]
+        )
+        return np.column_stack(graph.xy(edge, s))
+
+
+@dataclass
+class TrialLeg:
+    """The way to the court and back, with the log, the manslayers and the stream it uses."""
+
+    log: EventLog
+    people: Manslayers
+    leg: Leg
+    trial: Trial
+    rng: np.random.Generator
+
+    def _attack(
+        self, idx: Ints, t_s: Floats, *, outward: bool
+    ) -> tuple[Bools, Bools, Floats, Floats]:
+        """Whether the avenger attacks on one way, whether the escorts turn him back, when,
+        where."""
+        trial, rng, leg = self.trial, self.rng, self.leg
+        rate = trial.strike_per_100km / 100_000.0
+        n = len(idx)
+        along = rng.standard_exponential(n) / rate if rate > 0 else np.full(n, np.inf)
+        persuaded = rng.uniform(size=n) < trial.persuade_p
+        struck = along < leg.dist_m[idx]
+        at = np.where(struck, along, 0.0)
+        return (
+            struck,
+            struck & persuaded,
+            t_s + at / leg.speed[idx],
+            leg.point(idx, at, outward=outward),
+        )
+
+    def way(self, idx: Ints, t_s: Floats, *, outward: bool) -> Bools:
+        """Walk one way of the trial leg (Numbers 35:25, 27; Mishnah Makkot 2:5); log attacks;
+        return who survives it."""
+        struck, turned, when, where = self._attack(idx, t_s, outward=outward)
+        killed = struck & ~turned
+        log, people = self.log, self.people
+        city = self.people.city[idx]
+        log.event(
+            "deterred",
+            idx[turned],
+            "avenger",
+            when[turned],
+            where[turned],
+            city=self.leg.world.city_names(city[turned]),
+        )
+        log.event(
+            "killed_on_trial_road",
+            idx[killed],
+            "fugitive",
+            when[killed],
+            where[killed],
+            city=self.leg.world.city_names(city[killed]),
+        )
+        people.count("deterred", idx[turned])
+        people.end(idx[killed], "killed_on_trial_road", when[killed] / YEAR_S)
+        return ~killed
+
+
+def trial(
+    log: EventLog,
+    flight: Flight,
+    people: Manslayers,
+    options: ExileOptions,
+    succession: Succession,
+    rulings: list[Ruling],
+    rng: np.random.Generator,
+) -> tuple[Ints, Floats]:
+    """Fetch every arrived manslayer to trial and back (Numbers 35:24-25); return the exiles
+    and when they are back in their city (years)."""
+    outcomes = flight.outcomes
+    arrived = np.flatnonzero(outcomes["outcome"].to_numpy() == ARRIVAL)
+    leg = Leg.of(flight.world, outcomes[["x", "y"]].to_numpy(float))
+    walk = TrialLeg(log, people, leg, options.trial, rng)
+    fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.uniform(
+        *options.trial.days_until_trial, len(arrived)
+    )
+    start_xy = outcomes[["x", "y"]].to_numpy(float)[arrived]
+    city_names = flight.world.city_names(people.city[arrived])
+    log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
+    alive = walk.way(arrived, fetch_s, outward=True)
+    tried, verdict_s = arrived[alive], (fetch_s + leg.dist_m[arrived] / leg.speed[arrived])[alive]
+    court, city = flight.world.killer_home[tried], flight.world.city_names(people.city[tried])
+    rule, citation = verdict_texts(rulings, people.case[tried])
+    log.event(
+        "verdict", tried, "fugitive", verdict_s, court, city=city, rule=rule, citation=citation
+    )
+    people.try_(tried)
+    verdict = people.verdict[tried]
+    for kind, said in (("executed", "capital"), ("sent_home", "no_exile")):
+        done = verdict == said
+        rule = home_rule(rulings, people.case[tried][done]) if kind == "sent_home" else None
+        log.event(
+            kind, tried[done], "fugitive", verdict_s[done], court[done], city=city[done], rule=rule
+        )
+        people.end(tried[done], kind, verdict_s[done] / YEAR_S)
+    exiled = verdict == "exile"
+    return _sentence(walk, options, succession, tried[exiled], verdict_s[exiled])
+
+
+def _sentence(
+    walk: TrialLeg, options: ExileOptions, succession: Succession, idx: Ints, verdict_s: Floats
+) -> tuple[Ints, Floats]:
+    """The exile's term and his way back to the city (Numbers 35:25; Mishnah Makkot 2:6-7)."""
+    log, people, leg = walk.log, walk.people, walk.leg
+    release_y, _ = succession.release(verdict_s / YEAR_S, war_priest=options.priesthood.war_priest)
+    release_y = people.sentence(idx, release_y)
+    depart_s = verdict_s + DAY_S * walk.rng.uniform(*options.trial.return_delay_days, len(idx))
+    back_s = depart_s + leg.dist_m[idx] / leg.speed[idx]
+    freed = spared(release_y, back_s)
+    court = leg.world.killer_home[idx]
+    log.event(
+        "sent_home",
+        idx[freed],
+        "fugitive",
+        release_y[freed] * YEAR_S,
+        court[freed],
+        city=leg.world.city_names(people.city[idx][freed]),
+        rule=SPARED_RULE,
+    )
+    people.end(idx[freed], "spared", release_y[freed])
+    going = np.flatnonzero(~freed)
+    alive = walk.way(idx[going], depart_s[going], outward=False)
+    back = going[alive]
+    exiles = idx[back]
+    people.enter(exiles, back_s[back] / YEAR_S, release_y[back])
+    log.event(
+        "returned_to_city",
+        exiles,
+        "fugitive",
+        back_s[back],
+        leg.world.sites(people.city[exiles]),
+        city=leg.world.city_names(people.city[exiles]),
+        inside=True,
+    )
+    return exiles, back_s[back] / YEAR_S
