@@ -13,6 +13,7 @@ from refuge_data import InputError
 # import their heavy modules when they run).
 from refuge_map.cli import (  # noqa: F401
     demo_command,
+    explore_command,
     geo_commands,
     law_commands,
     map_commands,

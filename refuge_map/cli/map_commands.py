@@ -37,7 +37,10 @@ def map_command(
         str, typer.Option("--tiles", help="Basemap by xyzservices name, or none.")
     ] = "none",
     png: Annotated[
-        Path | None, typer.Option("--png", help="Also (or only) a static picture (FILE.png).")
+        Path | None,
+        typer.Option(
+            "--png", help="Also (or only) a static figure: FILE.png, FILE.pdf or FILE.svg."
+        ),
     ] = None,
     coverage: Annotated[
         Path | None,
@@ -64,13 +67,15 @@ def map_command(
     coverage field) on a map."""
     from refuge_map._atomic import check_file_target
     from refuge_map.render import network_map, read_run_files, save_map
-    from refuge_map.render.static import static_map
+    from refuge_map.render.save import html_path
+    from refuge_map.render.static import figure_path, static_map
 
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
-    for target in (out, png):
-        if target is not None:
-            check_file_target(target)
+    if out is not None:
+        check_file_target(html_path(out))
+    if png is not None:
+        check_file_target(figure_path(png)[0])
     network = network_of(cubit, techum)
     loaded = read_run_files(run) if run is not None else None
     if out is not None:

@@ -167,6 +167,8 @@ def coverage_command(
         write_coverage,
     )
     from refuge_map.limits import check_coverage
+    from refuge_map.render.static import coverage_figure
+    from refuge_map.simulation import scenario_network
     from refuge_map.simulation.scenario import Scenario, load_scenario
 
     check_file_target(check_output(out))
@@ -185,7 +187,11 @@ def coverage_command(
     )
     field = scenario_coverage(scenario, cell_m=cell_m, draws=draws)
     shown = console()
-    for path in write_coverage(field, out):
+    figure = Path(out).with_suffix(".png")
+    for path in [
+        *write_coverage(field, out),
+        coverage_figure(scenario_network(scenario), field, figure),
+    ]:
         shown.print(f"wrote {path}")
     reached = field.p_asylum
     shown.print(

@@ -10,10 +10,7 @@ from geo.prescribed_roads import ROAD_WIDTH_CUBITS, ROAD_WIDTH_SOURCE
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import esc, popup_parts
 from refuge_map.render._markers import Marker, MarkerLayer
-
-LEVITICAL = "#7d3c98"  # the 42 Levitical cities
-SIGNPOST = "#b9770e"  # the signposts at the crossroads
-BRIDGE = "#117a65"  # bridges over rivers
+from refuge_map.render._style import BRIDGE, LEVITICAL, SIGNPOST
 
 
 def add_levitical_layers(fmap: folium.Map, network: RefugeNetwork) -> list[tuple[Swatch, str, str]]:
@@ -52,7 +49,9 @@ def _levitical_layer(cities: gpd.GeoDataFrame) -> MarkerLayer:
         tip = f"{esc(city.name)} ({esc(city.verse)})"
         markers.append((city.geometry.y, city.geometry.x, popup_parts(str(city.name), rows), tip))
     style = {"radius": 5, "color": LEVITICAL, "fillOpacity": 0.7, "className": "refuge-levitical"}
-    return MarkerLayer(markers, style=style, name="Levitical cities (48)", show=False)
+    return MarkerLayer(
+        markers, style=style, name="Levitical cities (48)", show=False, cluster_color=LEVITICAL
+    )
 
 
 def _signpost_layer(signs: gpd.GeoDataFrame) -> MarkerLayer:
@@ -67,7 +66,9 @@ def _signpost_layer(signs: gpd.GeoDataFrame) -> MarkerLayer:
         tip = f"{esc(sign.reads)} → {esc(sign.compass)}, {esc(sign.city)}"
         markers.append((sign.geometry.y, sign.geometry.x, popup_parts("miklat", rows), tip))
     style = {"radius": 4, "color": SIGNPOST, "fillOpacity": 0.9, "className": "refuge-signpost"}
-    return MarkerLayer(markers, style=style, name="Signposts: miklat", show=False)
+    return MarkerLayer(
+        markers, style=style, name="Signposts: miklat", show=False, cluster_color=SIGNPOST
+    )
 
 
 def _bridge_layer(bridges: gpd.GeoDataFrame, cubit_m: float) -> MarkerLayer:
@@ -84,4 +85,4 @@ def _bridge_layer(bridges: gpd.GeoDataFrame, cubit_m: float) -> MarkerLayer:
         tip = f"bridge over {esc(bridge.river)}"
         markers.append((bridge.geometry.y, bridge.geometry.x, popup_parts("bridge", rows), tip))
     style = {"radius": 4, "color": BRIDGE, "fillOpacity": 0.9, "className": "refuge-bridge"}
-    return MarkerLayer(markers, style=style, name="Bridges", show=False)
+    return MarkerLayer(markers, style=style, name="Bridges", show=False, cluster_color=BRIDGE)
