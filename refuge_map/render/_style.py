@@ -53,7 +53,7 @@ EVENT_CATEGORIES: dict[str, tuple[str, str]] = {
     "exile": ("years in the city (going out, moves, rent)", "#999933"),
     "released": ("released at the high priest's death", "#117733"),
     "died": ("died in exile", "#AA4499"),
-    "unfinished": ("no refuge yet (unprotected, horizon)", "#CC6677"),
+    "unfinished": ("no refuge yet (unprotected, turned away, horizon)", "#CC6677"),
     "other": ("other events", "#DDDDDD"),
 }
 #: The category of every event kind of the flight (`refuge_map.simulation.EVENT_KINDS`) and of
@@ -79,10 +79,12 @@ KIND_CATEGORIES: dict[str, str] = {
     "moved_neighbourhood": "exile",
     "moved_city": "exile",
     "rent_paid": "exile",
+    "teacher_exiled": "exile",
     "high_priest_died": "exile",
     "released": "released",
     "died_in_exile": "died",
     "reached_unprotected": "unfinished",
+    "turned_away": "unfinished",
     "horizon": "unfinished",
     "exile_horizon": "unfinished",
 }
