@@ -365,14 +365,33 @@ class DesignationStep(_Strict):
     source: str = Field("", description="Where the text says so.")
 
 
+#: The provenance of an added city's position (in the keys of the simulation's provenance).
+_ADDED_PLACE: dict[str, Any] = {
+    "provenance": "setting",
+    "rationale": "where the scenario places a city to come (Deuteronomy 19:8-9 names none): "
+    "its `source` says why there",
+    "unit": "degrees",
+}
+
+
 class AddedCitySpec(_Strict):
     """A city of refuge beyond the six, "when the LORD enlarges your border" (Deuteronomy
     19:8-9; Rambam, Rotzeach 8:4): it protects from the designation step that names it."""
 
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$", description="A new city id (not one of six).")
     name: str = Field(min_length=1, description="Its name on maps and in results.")
-    lon: float = Field(ge=_LEFT, le=_RIGHT, description="Longitude, WGS84 degrees.")
-    lat: float = Field(ge=_BOTTOM, le=_TOP, description="Latitude, WGS84 degrees.")
+    lon: float = Field(
+        ge=_LEFT,
+        le=_RIGHT,
+        description="Longitude, WGS84 degrees.",
+        json_schema_extra=_ADDED_PLACE,
+    )
+    lat: float = Field(
+        ge=_BOTTOM,
+        le=_TOP,
+        description="Latitude, WGS84 degrees.",
+        json_schema_extra=_ADDED_PLACE,
+    )
     source: str = Field(
         THREE_MORE_SOURCE, description="Where its placement comes from (text or analysis)."
     )
