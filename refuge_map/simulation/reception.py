@@ -184,7 +184,7 @@ class Reception:
             for i in np.flatnonzero(busy)
         }
         return {
-            "received_by_kind": {k: int(self.arrived[self.kinds == k].sum()) for k in kinds},
+            "received_by_kind": {str(k): int(self.arrived[self.kinds == k].sum()) for k in kinds},
             "turned_away": int(self.turned_away.sum()),
             "by_city": by_city,
         }
