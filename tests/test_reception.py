@@ -98,8 +98,14 @@ def test_majority_rule_counts_room() -> None:
 
 
 def test_an_unknown_city_in_by_city_names_the_field() -> None:
-    with pytest.raises(RefugeError, match=r"cities\.by_city\.jericho"):
+    with pytest.raises(ValueError, match="'jericho' is not a city of the network"):
         run_with(cities={"by_city": {"jericho": {"population": 10}}})
+    with pytest.raises(ValueError, match="'gezer' is not a city"):  # not among the six
+        run_with(cities={"by_city": {"gezer": {"elders": False}}})
+    levitical = {"refuges": "levitical"}
+    assert run_with(network=levitical, cities={"by_city": {"gezer": {"elders": False}}})
+    with pytest.raises(RefugeError, match=r"cities\.by_city\.jericho"):
+        Reception.of(("hebron",), np.array(["refuge"]), CityConditions(by_city={"jericho": {}}))
 
 
 def _near_gezer(knows_law_p: float) -> Run:

@@ -138,12 +138,12 @@ class Reception:
         RefugeError
             For a city of ``cities.by_city`` that is not a city of the network.
         """
-        unknown = sorted(set(conditions.by_city) - set(city_ids))
-        if unknown:
+        unknown = conditions.unknown(city_ids)
+        if unknown is not None:
             raise RefugeError(
                 f"not a city of this network; valid {list(city_ids)}",
                 source="scenario",
-                field=f"cities.by_city.{unknown[0]}",
+                field=f"cities.by_city.{unknown}",
             )
         population, residents, elders = zip(*map(conditions.of, city_ids), strict=True)
         k = len(city_ids)

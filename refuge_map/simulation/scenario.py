@@ -12,6 +12,7 @@ import json
 import math
 from contextvars import ContextVar
 from datetime import datetime
+from functools import cache
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -30,10 +31,11 @@ from pydantic import (
     model_validator,
 )
 
-from geo import ALL_SIX, MOSES_THEN_JOSHUA, AddedCity
+from geo import ALL_SIX, MOSES_THEN_JOSHUA, AddedCity, default_data_dir, read_levitical
 from geo.crs import REGION_BOUNDS_LONLAT
 from geo.designation import THREE_MORE_SOURCE
 from geo.gazetteer import candidate_sites, named_places
+from geo.network import LEVITICAL_FILE
 from refuge_map._loading import load_model
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.scenario_cities import CityConditions
@@ -626,6 +628,19 @@ class Scenario(_Strict):
             raise ValueError("give either `incidents` or `generate`, not both")
         return value
 
+    @field_validator("cities")
+    @classmethod
+    def _cities_of_the_network(cls, value: CityConditions, info: ValidationInfo) -> Any:
+        network: NetworkOptions | None = info.data.get("network")
+        if network is not None:
+            known = {*ALL_SIX, *(city.id for city in network.added_cities)}
+            if network.refuges == "levitical":
+                known |= _levitical_ids()
+            unknown = value.unknown(known)
+            if unknown is not None:
+                raise ValueError(f"by_city: {unknown!r} is not a city of the network")
+        return value
+
     @field_validator("exile")
     @classmethod
     def _within_the_clock(cls, value: ExileOptions | None, info: ValidationInfo) -> Any:
@@ -641,6 +656,12 @@ class Scenario(_Strict):
     def key(self) -> str:
         """A short stable hash of the whole scenario (its JSON)."""
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:8]
+
+
+@cache
+def _levitical_ids() -> frozenset[str]:
+    """The ids of the shipped Levitical cities (`network.refuges: levitical`)."""
+    return frozenset(read_levitical(default_data_dir() / LEVITICAL_FILE).index)
 
 
 def load_scenario(path: str | Path) -> Scenario:

@@ -9,6 +9,7 @@ city has elders and room.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -107,6 +108,10 @@ class CityConditions(_Strict):
         if bad:
             raise ValueError(f"by_city: {bad[0]!r} is not a city id")
         return self
+
+    def unknown(self, cities: Iterable[str]) -> str | None:
+        """The first city of `by_city` that is not among `cities` (the network's), or None."""
+        return next((city for city in sorted(self.by_city) if city not in set(cities)), None)
 
     def of(self, city: str) -> tuple[float, int, bool]:
         """Population, resident manslayers and elders of `city`."""
