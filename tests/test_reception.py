@@ -131,3 +131,15 @@ def test_one_who_does_not_know_it_makes_for_the_six() -> None:
     assert arrival["city"] in ("hebron", "shechem", "bezer")
     assert "Makkot 2:7" in arrival["citation"]
     assert run.summary["cities"]["received_by_kind"] == {"levitical": 0, "refuge": 1}
+
+
+def test_a_city_to_come_receives_only_from_its_designation() -> None:
+    six = ["bezer", "golan", "ramoth_gilead", "kedesh", "shechem", "hebron"]
+    network = {
+        "added_cities": [{"id": "lod", "name": "Lod", "lon": 34.9, "lat": 31.95}],
+        "designation": [{"year": 0, "cities": six}, {"year": 100, "cities": ["lod"]}],
+    }
+    near_lod = [{"place": {"lon": 34.93, "lat": 31.96}, "year": 50}, {"place": "lod", "year": 120}]
+    run = run_with(network=network, incidents=near_lod)
+    arrivals = run.events[run.events["kind"] == "arrival"].set_index("incident")["city"]
+    assert arrivals[1] == "lod" and arrivals[0] != "lod"
