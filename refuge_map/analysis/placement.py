@@ -94,8 +94,8 @@ def cost_matrix(
     """Travel distance (km) from each cell centre to each candidate site.
 
     The off-road leg from the cell to its nearest road, the roads, and the leg from the road
-    to the site (`refuge_map.analysis._roads.road_distance_matrix`: the router's snap and one
-    Dijkstra pass from the candidates' road ends). Measured to the site itself, not to the
+    to the site (`refuge_map.analysis._roads.road_distance_matrix`: the router's snap and the
+    simulation's road distance). Measured to the site itself, not to the
     gate of a zone, so that every placement, the historical one included, is measured alike.
 
     Returns
