@@ -85,7 +85,7 @@ class Asylum:
 
     def __setstate__(self, state: dict[str, NDArray[np.object_]]) -> None:
         # Prepared geometries do not survive pickling: prepare again in the worker.
-        self.__init__(state["towns"], state["zones"], state["needs_intent"])  # type: ignore[misc]
+        Asylum.__init__(self, state["towns"], state["zones"], state["needs_intent"])
 
     def zone_of(
         self,

@@ -173,6 +173,7 @@ def _as_event(item: Any, i: int) -> Designation:
         t, cities = item
         source = ""
     try:
+        # `t` is whatever the file held: float() refusing it is the check, caught below.
         time = float(t)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ParameterError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
+from shapely.geometry.base import BaseGeometry
 
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
@@ -318,8 +320,8 @@ class RefugeNetwork:
         QueryError
             For a non-finite coordinate.
         """
-        for city in cities or ():
-            self._check_city(city)
+        for name in cities or ():
+            self._check_city(name)
         chosen = cities
         if not intends_refuge:
             chosen = tuple(c for c in (cities or self.city_ids) if c in self._refuge_ids())
@@ -489,13 +491,18 @@ def _to_file_frame(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         elif out[column].dtype == object:
             out[column] = out[column].map(_plain_value)
     if out.geom_type.str.startswith("Multi").any():
-        out[out.geometry.name] = [_as_multi(g) for g in out.geometry]
+        multi = [_as_multi(g) for g in out.geometry]
+        out[out.geometry.name] = gpd.GeoSeries(multi, index=out.index, crs=out.crs)
     return out
 
 
-def _as_multi(geom: shapely.Geometry) -> shapely.Geometry:
+def _as_multi(geom: BaseGeometry) -> BaseGeometry:
     """A single-part geometry as its one-part multi form (a multi-part one as it is)."""
-    multi = {"Point": MultiPoint, "LineString": MultiLineString, "Polygon": MultiPolygon}
+    multi: dict[str, Callable[..., BaseGeometry]] = {
+        "Point": MultiPoint,
+        "LineString": MultiLineString,
+        "Polygon": MultiPolygon,
+    }
     return multi[geom.geom_type]([geom]) if geom.geom_type in multi else geom
 
 
