@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,7 @@ def _dispute(
         default,
         description=question,
         json_schema_extra={
-            "holds": holds,
+            "holds": dict(holds),
             "why_default": why,
             "citation": citation,
             "presets": {"mishnah": default, "codified": sage},
@@ -199,7 +199,7 @@ def _registry() -> dict[str, Dispute]:
             default=str(info.default),
             why_default=str(extra["why_default"]),
             citation=str(extra["citation"]),
-            presets=dict(extra["presets"]),
+            presets=cast(dict[str, str], extra["presets"]),
             codified_source=str(extra["codified_source"]),
         )
     return disputes

@@ -56,7 +56,8 @@ class Plan:
     def scenario(self, run: int) -> Scenario:
         """The concrete scenario of one run (its seed included): reproducible alone with
         ``refuge_map.simulate(plan.scenario(run))``."""
-        return scenario_of(self.spec.base, self.params(run), int(self.runs.at[run, "seed"]))
+        seed = int(self.runs["seed"].to_numpy()[self.runs.index.get_loc(run)])
+        return scenario_of(self.spec.base, self.params(run), seed)
 
     def params(self, run: int) -> dict[str, Any]:
         """The axis values of one run."""

@@ -166,7 +166,7 @@ def pending_tasks(plan: Plan, manifest: Manifest, folder: Path) -> list[BatchTas
 
 
 def _run_record(plan: Plan, run: int) -> dict[str, Any]:
-    row = plan.runs.loc[run]
+    row = plan.runs.loc[run].to_dict()
     return {
         "run": run,
         "point": int(row["point"]),

@@ -83,7 +83,7 @@ class SweepSpec(_Strict):
         description="The base scenario: inline, or a path to a scenario file (relative to the "
         "sweep file)."
     )
-    axes: Axes = Field(default_factory=Axes)  # type: ignore[arg-type]
+    axes: Axes = Field(default_factory=Axes)
     replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
     seed: int = Field(0, ge=0, description="Root seed: every run's seed is spawned from it.")
     batch_runs: int | None = Field(
