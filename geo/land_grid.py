@@ -33,6 +33,13 @@ def study_area(network: RefugeNetwork, *, margin_m: float = DEFAULT_MARGIN_M) ->
     (the side of the coastline that holds no western city) and the lakes (hydrography
     features of type ``lake``).
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    margin_m
+        Metres kept beyond the road network's bounding box.
+
     Returns
     -------
     geopandas.GeoDataFrame
@@ -130,6 +137,11 @@ def land_grid(
         10 km about 300. Distances are measured from each cell's centre.
     margin_m
         Passed to `study_area`.
+
+    Returns
+    -------
+    LandGrid
+        The cells' centres, sides and size, in the network's metric CRS.
 
     Raises
     ------

@@ -68,7 +68,13 @@ RIVERS_FILE = "hydrography_osm_odbl.geojson"
 
 
 def default_data_dir() -> Path:
-    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable."""
+    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not checked to exist: `load_network` reports a missing file).
+    """
     override = os.environ.get("REFUGE_MAP_DATA")
     return Path(override) if override else Path(__file__).resolve().parents[1] / "data"
 
@@ -76,7 +82,15 @@ def default_data_dir() -> Path:
 @dataclass(frozen=True)
 class Location:
     """Where positions stand: the city index (into `RefugeNetwork.city_ids`, -1 for none) and
-    the zone kind (``"city"``, ``"techum"`` or ``"outside"``). Scalars for a scalar query."""
+    the zone kind (``"city"``, ``"techum"`` or ``"outside"``). Scalars for a scalar query.
+
+    Attributes
+    ----------
+    city
+        City index per position (into `RefugeNetwork.city_ids`; -1 for none).
+    kind
+        ``"city"``, ``"techum"`` or ``"outside"`` per position.
+    """
 
     city: Any
     kind: Any
@@ -84,7 +98,15 @@ class Location:
 
 @dataclass(frozen=True)
 class Reach:
-    """Distance (metres) from positions to the nearest protecting asylum, and which city."""
+    """Distance (metres) from positions to the nearest protecting asylum, and which city.
+
+    Attributes
+    ----------
+    dist_m
+        Metres to the nearest protecting asylum (``inf`` where none protects).
+    city
+        Id of that city (``""`` where none).
+    """
 
     dist_m: Any
     city: Any
@@ -99,6 +121,31 @@ class RefugeNetwork:
     ``refuges="levitical"``) the other 42 Levitical cities and any added cities; its ``kind``
     column (`geo.asylum.CITY_KINDS`) says which. ``levitical`` is the whole Levitical layer of
     the data folder (None where the folder has none), whatever the option.
+
+    Attributes
+    ----------
+    cities
+        One row per city (site, side, ``kind``), indexed by city id.
+    zones
+        The protecting zones (city and techum) of each city.
+    hydrography
+        Rivers, lakes and the coast.
+    land
+        The land per side of the Jordan (rows ``west`` and ``east``).
+    places
+        The gazetteer.
+    roads
+        The road graph with gate nodes (`geo.roads.build_road_graph`).
+    designation
+        When each city protects (Mishnah Makkot 2:4).
+    options
+        The `load_network` options it was built with (recorded in every result).
+    crs
+        The metric CRS of every layer.
+    levitical
+        The whole Levitical layer of the data folder, or None.
+    data_dir
+        The data folder it was read from.
     """
 
     cities: gpd.GeoDataFrame
@@ -566,6 +613,11 @@ def load_network(
     added_cities
         Cities of refuge beyond the six (Deuteronomy 19:8-9), to be designated in
         `designated` (see `geo.designation.designate_three_more`).
+
+    Returns
+    -------
+    RefugeNetwork
+        The validated network, in `REGION_CRS`.
 
     Raises
     ------
