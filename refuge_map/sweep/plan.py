@@ -101,6 +101,11 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
         The sweep (axes checked by `refuge_map.sweep.spec.check_axes`).
     batch_runs
         Runs per task; overrides the spec's (a resumed sweep keeps its first batching).
+
+    Returns
+    -------
+    Plan
+        One row per run: design point, replication, parameters and seed.
     """
     lhs_seed, runs_seed = np.random.SeedSequence(spec.seed).spawn(2)
     points = design_points(spec, lhs_seed)

@@ -95,6 +95,11 @@ def run_sweep(
     announce
         Told of the backend once it is up (to print its dashboard's address).
 
+    Returns
+    -------
+    SweepResult
+        The output folder, all runs, and how many this call ran.
+
     Raises
     ------
     RefugeError

@@ -75,7 +75,14 @@ class Axes(_Strict):
 
 
 class SweepSpec(_Strict):
-    """A Monte Carlo sweep over a base scenario."""
+    """A Monte Carlo sweep over a base scenario.
+
+    Attributes
+    ----------
+    axes
+        The swept parameters (ranges, grids, opinion choices), each checked against the base
+        scenario.
+    """
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Short id of the sweep.")
     description: str = Field("", description="The question the sweep asks.")
@@ -114,6 +121,16 @@ def _base_mapping(value: Any, folder: Path) -> Any:
 
 def load_sweep(path: str | Path) -> SweepSpec:
     """Read a sweep file, resolve its base scenario and check every axis against it.
+
+    Parameters
+    ----------
+    path
+        The sweep file (YAML or JSON).
+
+    Returns
+    -------
+    SweepSpec
+        The checked sweep, its base scenario resolved.
 
     Raises
     ------
