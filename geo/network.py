@@ -130,6 +130,8 @@ class RefugeNetwork:
         The protecting zones (city and techum) of each city.
     hydrography
         Rivers, lakes and the coast.
+    rivers
+        The river lines the prescribed roads cross (bridges are counted on them).
     land
         The land per side of the Jordan (rows ``west`` and ``east``).
     places
