@@ -131,7 +131,8 @@ class RefugeNetwork:
     hydrography
         Rivers, lakes and the coast.
     rivers
-        The river lines the prescribed roads cross (bridges are counted on them).
+        The OpenStreetMap rivers of the data folder (None where it has none): bridges are
+        counted on them, else on the hydrography.
     land
         The land per side of the Jordan (rows ``west`` and ``east``).
     places
