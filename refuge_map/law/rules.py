@@ -257,7 +257,7 @@ def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
             "a blow of duty, judged for exile and not as murder (a construction)",
             ("intent", "purpose"),
         )
-    reads = ("intent", "purpose")
+    reads: tuple[str, ...] = ("intent", "purpose")
     if case.intent != "strike" and case.aimed_at is None and case.weapon == "not_stated":
         # Mishnah Sanhedrin 9:2: one who meant to kill and killed is liable (R. Shimon disputes
         # only the other person); the verses measure only a named instrument.
