@@ -7,8 +7,9 @@ reads and records when it bears (the exemption of Mishnah Sanhedrin 9:2 in
 `meant_for_exempt_target` and `meant_for_another_person`, the duty in `blow_of_duty`). A rule
 that looks at any other fact, even only to find that it does not apply, returns a step that
 decides nothing, says why, and names that fact in its ``reads``: a verdict never turns on a
-fact the trace does not show was read. A step with ``decides`` set ends the judgment; a step with ``asks`` set names the
-unstated fact it needs, and the judge answers it every way (`refuge_map.law.judge`).
+fact the trace does not show was read (a property test holds every rule to this). A step
+with ``decides`` set ends the judgment; a step with ``asks`` set names the unstated fact it
+needs, and the judge answers it every way (`refuge_map.law.judge`).
 
 The order follows the sources: first the capital rules (Numbers 35:16-21, Mishnah Sanhedrin
 9:2), then the enemy (under R. Yose bar Judah he is executed whatever the manner of the death),
@@ -188,7 +189,8 @@ def blow_of_duty(case: Case, opinions: Opinions) -> TraceStep | None:
         return None
     reads = ("intent", "purpose")
     if case.purpose == "optional":
-        return _step("blow_of_duty", "Mishnah Makkot 2:2", "no duty is stated", reads)
+        said = "no duty is stated: the blow is judged by the rules of murder"
+        return _step("blow_of_duty", "Mishnah Makkot 2:2", said, reads)
     # Mishnah Makkot 2:2: the disciplining blow is judged for exile (Abba Shaul excludes it from
     # exile only), so it is not the murderer's blow: a construction, said so.
     return _step(
