@@ -253,7 +253,7 @@ def _spot_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
     )
     if aimed == landed:  # one spot: its force is the force where aimed, or where landed
         force = where_landed if where_aimed is None else where_aimed
-        reads = ("aimed_at", "landed_on", "force_could_kill_where_aimed")
+        reads: tuple[str, ...] = ("aimed_at", "landed_on", "force_could_kill_where_aimed")
         if where_aimed is None:
             reads += ("force_could_kill_where_landed",)
         if force is None:
