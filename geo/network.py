@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
 
+import refuge_data
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
@@ -66,9 +67,9 @@ RIVERS_FILE = "hydrography_osm_odbl.geojson"
 
 
 def default_data_dir() -> Path:
-    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable."""
-    override = os.environ.get("REFUGE_MAP_DATA")
-    return Path(override) if override else Path(__file__).resolve().parents[1] / "data"
+    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable
+    (`refuge_data.data_dir`)."""
+    return refuge_data.data_dir()
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class RefugeNetwork:
     crs: CRS = REGION_CRS
     levitical: gpd.GeoDataFrame | None = None
     data_dir: Path | None = None
+    rivers: gpd.GeoDataFrame | None = None
     _asylum: Asylum = field(init=False, repr=False)
     _router: RoadRouter = field(init=False, repr=False)
     _designated_at: NDArray[np.float64] = field(init=False, repr=False)
@@ -390,8 +392,9 @@ class RefugeNetwork:
         return gpd.GeoDataFrame(table.drop(columns=["x", "y"]), geometry=points, crs=self.crs)
 
     def bridges(self) -> gpd.GeoDataFrame:
-        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5)."""
-        return bridges(self.roads, self.hydrography)
+        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5): on the
+        OpenStreetMap rivers where the data folder has them, else on Natural Earth's."""
+        return bridges(self.roads, self.hydrography if self.rivers is None else self.rivers)
 
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
         """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps).
@@ -577,6 +580,12 @@ def load_network(
         )
     cubit = resolve_cubit(cubit_m)
     breadth_cubits = resolve_techum_cubits(techum_cubits)
+    if not math.isfinite(cubit * breadth_cubits):
+        raise ParameterError(
+            "the boundary's breadth (techum_cubits x cubit_m) is no finite distance",
+            field="cubit_m",
+            value=cubit_m,
+        )
     added_ids = frozenset(city.id for city in added_cities)
     timeline = as_timeline(designated, known=ALL_SIX | added_ids)
     places = read_places(folder / "places.geojson")
@@ -600,7 +609,7 @@ def load_network(
     zones["cubit_m"], zones["techum_cubits"] = cubit, breadth_cubits
     legs = roads_of_period(read_roads(folder / "roads.geojson"), roads_period)
     roads = build_road_graph(legs, zones.assign(site=cities["site"]))
-    prescribe_roads(roads, hydrography, cubit_m=cubit)
+    prescribe_roads(roads, hydrography if rivers is None else rivers, cubit_m=cubit)
     options = {
         "cubit_m": cubit,
         "techum": techum,
@@ -627,6 +636,7 @@ def load_network(
         options=options,
         levitical=None if levitical is None else levitical.to_crs(REGION_CRS),
         data_dir=folder,
+        rivers=rivers,
     )
 
 
