@@ -155,7 +155,7 @@ def test_is_this_spot_protected_under_the_chazon_ish_cubit(seen, tmp_path):
     hrefs = [a.get_attribute("href") for a in page.locator("#answer .city-card a").all()]
     assert any(h.startswith("https://pleiades.stoa.org/places/") for h in hrefs)
     assert any(h.startswith("https://www.openbible.info/geo/modern/") for h in hrefs)
-    assert page.locator("#pane-0 path.background").count() >= 3  # sea, land, water drawn
+    assert page.locator("#pane-0 path.background").count() >= 1  # the land under the point
     page.screenshot(path=tmp_path / "chazon_ish.png")
 
 
