@@ -224,8 +224,8 @@ def background_layers() -> dict[str, Any]:
         name: [
             {
                 "type": "Feature",
-                "geometry": shapely.geometry.mapping(
-                    shapely.transform(geometry, lambda xy: xy.round(DECIMALS))
+                "geometry": json.loads(
+                    shapely.to_geojson(shapely.transform(geometry, lambda xy: xy.round(DECIMALS)))
                 ),
                 "properties": {"style": path_style, "popup": popup, "tooltip": tooltip},
             }
