@@ -39,6 +39,16 @@ def may_make_for(world: World) -> Bools:
     When the network protects (Mishnah Makkot 2:4), the cities designated by his year; before,
     the designated ones, or all if none is. The 42 Levitical cities only for one who knows that
     they receive him if he intends refuge there (Makkot 10a, Abaye).
+
+    Parameters
+    ----------
+    world
+        The concrete scenario (its network, incident years and `World.knows_law`).
+
+    Returns
+    -------
+    numpy.ndarray
+        Booleans, one row per incident, one column per city (the network's order).
     """
     cities = world.network.cities
     designated_at = cities["designated_at"].to_numpy(np.float64)
@@ -51,7 +61,22 @@ def may_make_for(world: World) -> Bools:
 
 
 def nearest_city(world: World, xy: Floats, allowed: Bools) -> NDArray[np.str_]:
-    """The city each position reaches first by road among its row of `allowed` ("" if none)."""
+    """The city each position reaches first by road among its row of `allowed`.
+
+    Parameters
+    ----------
+    world
+        The concrete scenario.
+    xy
+        Metric positions, (n, 2).
+    allowed
+        (n, cities) booleans: the cities each position may make for (`may_make_for`).
+
+    Returns
+    -------
+    numpy.ndarray
+        City ids, "" where no allowed city is reachable.
+    """
     ids = np.array(world.city_ids)
     found = np.full(len(xy), "", dtype=object)
     patterns, which = _patterns(allowed)
@@ -78,7 +103,18 @@ def _patterns(allowed: Bools) -> tuple[Bools, Ints]:
 def city_goals(world: World) -> tuple[Ints, Floats]:
     """Road position (edge, s) of each city, by city index: the end of the road into the town
     (its site's road node), or where no road ends there the middle of the road piece within
-    its zone nearest its site (a road that only crosses the zone)."""
+    its zone nearest its site (a road that only crosses the zone).
+
+    Parameters
+    ----------
+    world
+        The concrete scenario.
+
+    Returns
+    -------
+    edge, s
+        Edge indices of `World.graph` and metres along them, one per city.
+    """
     graph, router, roads = world.graph, world.network.router, world.network.roads
     k = len(world.city_ids)
     edge, s = np.full(k, -1, dtype=np.intp), np.zeros(k)
@@ -133,6 +169,18 @@ class Reception:
     ) -> Reception:
         """The cities' conditions as arrays.
 
+        Parameters
+        ----------
+        city_ids, kinds
+            The network's cities and their kinds, in its order.
+        conditions
+            The scenario's ``cities:`` section.
+
+        Returns
+        -------
+        Reception
+            Every city at its residents of the start, none received or turned away yet.
+
         Raises
         ------
         RefugeError
@@ -158,8 +206,19 @@ class Reception:
         )
 
     def admit(self, city: Ints) -> tuple[Bools, NDArray[Any], NDArray[Any]]:
-        """Arrivals at `city` (city indices, in incident order): who is received, and for those
-        turned away the rule that turns them and its citation (else "")."""
+        """Arrivals at their cities: who is received (and counted a resident).
+
+        Parameters
+        ----------
+        city
+            City indices of the arrivals, in incident order (the earlier are received first).
+
+        Returns
+        -------
+        received, rule, citation
+            Per arrival: whether the city received him; for one turned away the rule that
+            turns him (a full city, or one with no elders) and its citation, else "".
+        """
         room = np.where(self.receives, room_in_city(self.residents, self.population), 0)
         order = np.argsort(city, kind="stable")
         ranked = city[order]
