@@ -73,10 +73,38 @@ def _median(years: dict[str, Any] | None) -> str:
     return "-" if years is None else f"{years['p50']:.2f}"
 
 
+def assumptions_table(parameters: list[dict[str, Any]]) -> Table:
+    """The assumptions a run used (the ``parameters`` rows marked ``assumption``): name, value,
+    unit and the range a reader might try; why each is in the summary and the schema."""
+    table = Table(
+        title="Assumptions used: no source gives these (`refuge sensitivity` varies them)",
+        caption="why each: summary.json `parameters`, `refuge scenario schema`",
+        caption_justify="left",
+    )
+    for column in ("parameter", "value", "unit", "range"):
+        table.add_column(column, overflow="fold")
+    for row in parameters:
+        if row["provenance"] == "assumption":
+            low, high = row["range"]
+            table.add_row(row["name"], _value(row["value"]), row["unit"], f"{low:g}-{high:g}")
+    return table
+
+
+def _value(value: Any) -> str:
+    """A parameter's value in short: a number, ``[low, high]`` or a distribution."""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items() if k != "dist") + f" ({value['dist']})"
+    if isinstance(value, list):
+        return "[" + ", ".join(f"{v:g}" for v in value) + "]"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
 def report_tables(summary: dict[str, Any]) -> list[Table]:
-    """The tables `refuge run` and `refuge demo` print: the flight's, and the exile's when the
-    run has one."""
+    """The tables `refuge run` and `refuge demo` print: the flight's, the exile's when the
+    run has one, and the assumptions it used."""
     tables = [summary_table(summary)]
     if summary.get("exile"):
         tables.append(exile_table(summary["exile"]))
+    if summary.get("parameters"):
+        tables.append(assumptions_table(summary["parameters"]))
     return tables

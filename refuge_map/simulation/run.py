@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 from geo import CITY_IDS, WGS84, to_lonlat
 from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES
 from refuge_map.simulation.exile import summarize_exile
+from refuge_map.simulation.provenance import parameters
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -72,7 +73,8 @@ class Run:
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
     summary
-        JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``trees``
+        JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``parameters``
+        (`refuge_map.simulation.provenance.parameters`: every number with its provenance); ``trees``
         (`trees_of`) when the scenario has trees; ``exile`` with an exile.
     opinions
         The opinions and options used (cubit, techum, bough opinion, designation, year; the
@@ -163,6 +165,7 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
         "scenario": scenario.name,
         "seed": seed,
         "opinions": opinions,
+        "parameters": parameters(scenario),
         **summary,
     }
     tables = () if life is None else _tables(life, run_id, seed)
