@@ -14,13 +14,13 @@ from refuge_map.errors import RefugeError
 from refuge_map.law import Case, Opinions, judge
 from refuge_map.law.casefiles import cases_dir, load_case_file
 from refuge_map.opinions import DISPUTES
-from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.priesthood import (
     DEFAULT_MORTALITY,
     YEAR_S,
     Gompertz,
     OfficeChain,
 )
+from refuge_map.simulation.provenance import assumed, setting, sourced
 
 #: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
 BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
