@@ -23,7 +23,9 @@ from refuge_map.simulation.scenario import (
 from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
-STREAMS = ("incidents", "speeds", "delays", "escorts")
+STREAMS = ("incidents", "speeds", "delays", "escorts", "give_up")
+HOUR_S = 3600.0
+DAY_S = 86_400.0
 
 
 @lru_cache(maxsize=8)
@@ -59,8 +61,11 @@ class World:
     fugitive_offroad: Floats
     avenger_road: Floats
     avenger_offroad: Floats
-    setout_s: Floats  # t0 plus the delay
+    setout_s: Floats  # when the news reaches the avenger and he sets out
+    give_up_s: Floats  # when his heart cools and he gives up (inf: never)
     deterred_if: NDArray[np.bool_]  # the escorts would persuade the avenger
+    fugitive_walk_s: float  # seconds on foot in each 24 hours
+    avenger_walk_s: float
     trunk: Floats  # (n, 2), NaN without a tree
     bough: Floats  # (n, 2), NaN without a tree
     at_trunk: NDArray[np.bool_]
@@ -132,6 +137,7 @@ def build_world(scenario: Scenario, seed: int) -> World:
         kin = np.tile(_resolve([scenario.avenger.start], network), (n, 1))
     fugitive, avenger = scenario.fugitive, scenario.avenger
     speeds = rngs["speeds"]
+    setout = _news_arrives(scenario, place, kin, t0, rngs["delays"])
     return World(
         network=network,
         graph=graph,
@@ -144,13 +150,34 @@ def build_world(scenario: Scenario, seed: int) -> World:
         fugitive_offroad=fugitive.speed_offroad_kmh.sample(speeds, n) * KMH,
         avenger_road=avenger.speed_road_kmh.sample(speeds, n) * KMH,
         avenger_offroad=avenger.speed_offroad_kmh.sample(speeds, n) * KMH,
-        setout_s=t0 + avenger.delay_h.sample(rngs["delays"], n) * 3600.0,
+        setout_s=setout,
+        give_up_s=setout + _days_until(avenger.give_up_per_day, rngs["give_up"], n) * DAY_S,
         deterred_if=scenario.escorts.enabled
         & (rngs["escorts"].uniform(size=n) < scenario.escorts.persuade_p),
+        fugitive_walk_s=fugitive.walk_h_per_day * HOUR_S,
+        avenger_walk_s=avenger.walk_h_per_day * HOUR_S,
         trunk=trunk,
         bough=bough,
         at_trunk=at_trunk,
     )
+
+
+def _news_arrives(
+    scenario: Scenario, place: Floats, kin: Floats, t0: Floats, rng: np.random.Generator
+) -> Floats:
+    """When the avenger sets out: word leaves the scene after the delay and travels in a
+    straight line to the kin's home; he sets out at once, "while his heart is hot" (Deut
+    19:6)."""
+    avenger = scenario.avenger
+    news_s = np.hypot(*(kin - place).T) / (avenger.news_speed_kmh * KMH)
+    return t0 + avenger.delay_h.sample(rng, len(t0)) * HOUR_S + news_s
+
+
+def _days_until(rate_per_day: float, rng: np.random.Generator, n: int) -> Floats:
+    """Exponential days until an event of hazard `rate_per_day` (inf at rate 0)."""
+    if rate_per_day <= 0:
+        return np.full(n, np.inf)
+    return rng.standard_exponential(n) / rate_per_day
 
 
 def _resolve(places: list[Place], network: RefugeNetwork) -> Floats:

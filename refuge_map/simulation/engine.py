@@ -38,6 +38,7 @@ from refuge_map.simulation.events import (
     EventLog,
 )
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.travel import DAY_S, walked_s
 
 Bools = NDArray[np.bool_]
 Progress = Callable[[int, int], None]
@@ -124,7 +125,8 @@ class Flight:
         One row per incident: ``outcome`` (``arrival``, ``capture``, ``horizon``), ``city``
         (where he found refuge, "" otherwise), ``heading`` (the city he ran for, or "tree"),
         ``end_s`` (time of arrival or death; NaN at the horizon), ``run_m`` (metres he ran),
-        ``deterred`` (the escorts turned his avenger back), metric ``x``/``y`` at the end.
+        ``deterred`` (the escorts turned his avenger back), ``gave_up`` (his avenger gave up
+        the pursuit, Deuteronomy 19:6), metric ``x``/``y`` at the end.
     dt_s
         The time step, seconds.
     """
@@ -208,8 +210,9 @@ class _Pursuit:
         self.clear_until = np.full(n, -np.inf)
         self.zone_bounds = shapely.bounds(world.network.asylum.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
-        flags = (np.zeros(n, dtype=bool) for _ in range(6))
-        self.captured, self.deterred, self.in_tree, self.waiting, self.set_out, self.at_gate = flags
+        flags = [np.zeros(n, dtype=bool) for _ in range(7)]
+        (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
+        (self.set_out, self.at_gate, self.gave_up) = flags[4:]
         self.chase_always = strategy == "chase"
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
         # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
@@ -255,17 +258,24 @@ class _Pursuit:
         if self.record_every is not None:
             self._record(step, t_prev, started)
 
-    def _elapsed(self, moving: Bools, t: float, t_prev: float, since: Floats) -> Floats:
-        """Seconds each mover walks in this step, counted from `since`."""
-        # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-        walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+    def _elapsed(
+        self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float
+    ) -> Floats:
+        """Seconds each mover walks in this step, counted from `since`, walking `walk_s` of
+        every 24 hours from then and resting the rest (`travel.walked_s`)."""
+        if walk_s >= DAY_S:  # he never rests
+            # np.minimum(np.maximum()) is np.clip without its Python-level overhead
+            walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+        else:
+            walked = walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s)
         return np.where(moving, walked, 0.0)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
         world = self.world
         in_flight = started & (self.f_end == NEVER)
-        tau = self._elapsed(in_flight & ~self.waiting & ~self.in_tree, t, t_prev, world.t0_s)
+        moving = in_flight & ~self.waiting & ~self.in_tree
+        tau = self._elapsed(moving, t, t_prev, world.t0_s, world.fugitive_walk_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
         moved = tau > 0
         self.fug.place(self.graph, np.flatnonzero(moved), self.fxy)
@@ -320,14 +330,21 @@ class _Pursuit:
         return np.hypot(dx, dy).min(axis=1)
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
-        """The avenger pursues (Deuteronomy 19:6); escorts may turn him back (Makkot 2:5)."""
+        """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
+        escorts may turn him back (Makkot 2:5)."""
         world = self.world
         self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
         pursuing = started & (self.a_end == NEVER)
         sets_out = pursuing & ~self.set_out & (world.setout_s <= t)
         self.set_out |= sets_out
         self._event("avenger_sets_out", sets_out, AVENGER, world.setout_s, step, self.axy)
-        tau = self._elapsed(pursuing, t, t_prev, world.setout_s)
+        gives_up = pursuing & self.set_out & (world.give_up_s <= t)
+        if gives_up.any():
+            self.gave_up |= gives_up
+            self._event("avenger_gives_up", gives_up, AVENGER, world.give_up_s, step, self.axy)
+            self.a_end[gives_up] = step
+            pursuing &= ~gives_up
+        tau = self._elapsed(pursuing, t, t_prev, world.setout_s, world.avenger_walk_s)
         chasing = self.chase_always | self.at_gate
         if self.chase_always:
             to_edge, to_s = self.fug.edge, self.fug.s
@@ -378,6 +395,7 @@ class _Pursuit:
                 "end_s": np.where(alive, np.nan, self.f_end * self.dt_s),
                 "run_m": self.fug.run_m,
                 "deterred": self.deterred,
+                "gave_up": self.gave_up,
                 "x": self.fxy[:, 0],
                 "y": self.fxy[:, 1],
             }

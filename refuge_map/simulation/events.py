@@ -25,6 +25,10 @@ EVENT_KINDS: dict[str, tuple[str, str]] = {
         "the blood avenger learns of the death and pursues, while his heart is hot",
         "Deuteronomy 19:6",
     ),
+    "avenger_gives_up": (
+        "his heart cools: the avenger gives up the pursuit",
+        "Deuteronomy 19:6 ('while his heart is hot')",
+    ),
     "climbs_tree": (
         "he climbs a tree at the boundary: it all follows the boughs",
         "Mishnah Makkot 2:7",

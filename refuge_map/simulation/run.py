@@ -307,6 +307,7 @@ def _block(outcomes: pd.DataFrame) -> dict[str, Any]:
         "incidents": len(outcomes),
         "outcomes": {kind: int(counts.get(kind, 0)) for kind in FLIGHT_OUTCOMES},
         "deterred": int(outcomes["deterred"].sum()),
+        "gave_up": int(outcomes["gave_up"].sum()),
         "time_to_asylum_h": _stats(outcomes["end_s"].where(arrived), 3600.0),
         "distance_run_km": _stats(outcomes["run_m"], 1000.0),
     }

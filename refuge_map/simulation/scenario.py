@@ -402,15 +402,16 @@ class Avenger(_Strict):
         ),
     )
     give_up_per_day: float = Field(
-        0.2,
+        0.05,
         ge=0.0,
         le=10.0,
         description="Hazard that he gives up the pursuit, per day since he set out.",
         json_schema_extra=assumed(
-            "'while his heart is hot' (Deut 19:6): the heat passes; no source gives a rate",
+            "'while his heart is hot' (Deut 19:6): the heat passes; no source gives a rate "
+            "(0.05: half give up within two weeks)",
             unit="1/day",
             low=0.0,
-            high=1.0,
+            high=0.5,
         ),
     )
     strategy: Literal["chase", "intercept"] = Field(

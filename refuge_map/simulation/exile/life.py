@@ -119,7 +119,7 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     rngs, world = streams(seed, STREAMS, key=EXILE_STREAM), flight.world
     rulings = [judge(choice.case, options.law) for choice in options.cases]
     people = Manslayers.draw(flight, options, rulings, rngs)
-    succession = succession_of(options, rngs)
+    succession = succession_of(options, rngs, people.case, world.t0_s / YEAR_S)
     log = EventLog(flight.dt_s, EXILE_KINDS)
     exiles, back_y = trial(log, flight, people, options, succession, rulings, rngs["trial"])
     clock = np.full(world.n, np.nan)
