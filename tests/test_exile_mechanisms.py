@@ -74,7 +74,9 @@ def _high_priest_case(case: str) -> Scenario:
 
 
 def test_the_high_priest_killed_at_t_ends_his_term_at_t() -> None:
-    priests = simulate(_high_priest_case("030_kills_high_priest"), 1).priests
+    run = simulate(_high_priest_case("030_kills_high_priest"), 1)
+    priests = run.priests
+    assert set(run.manslayers["life_reason"]) == {"killed_high_priest"}
     first, second = priests.iloc[0], priests.iloc[1]
     assert first["term_end"] == "killed"
     assert first["incident"] == 0
@@ -85,8 +87,9 @@ def test_the_high_priest_killed_at_t_ends_his_term_at_t() -> None:
 
 
 def test_the_high_priest_who_kills_leaves_office_then_and_lives_on() -> None:
-    priests = simulate(_high_priest_case("031_high_priest_kills"), 1).priests
-    first = priests.iloc[0]
+    run = simulate(_high_priest_case("031_high_priest_kills"), 1)
+    first = run.priests.iloc[0]
+    assert set(run.manslayers["life_reason"]) == {"high_priest_killed"}
     assert first["term_end"] == "killed_in_error"
     assert first["term_end_y"] * YEAR_S == 5.0 * 3600.0
     assert first["died_y"] > first["term_end_y"]
