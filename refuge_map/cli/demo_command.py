@@ -18,7 +18,7 @@ from refuge_map.io import write_layers
 from refuge_map.render import network_map, save_map
 from refuge_map.render.run_layers import read_run_files
 from refuge_map.render.static import static_map
-from refuge_map.simulation import load_scenario, scenario_network, simulate, write_run
+from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
 from refuge_map.simulation.report import report_tables
 
 console = Console()
@@ -44,7 +44,7 @@ def demo(
         cities.to_csv(tmp)
     written.append(out / "cities.csv")
     console.print(_cities_table(cities))
-    run = simulate(chosen)
+    run = replicate(chosen)
     written += write_run(run, out / "run")
     for table in report_tables(run.summary):
         console.print(table)

@@ -16,7 +16,7 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemaining
 from geo import GeoError
 from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
-from refuge_map.simulation import load_scenario, scenario_schema, simulate, write_run
+from refuge_map.simulation import load_scenario, replicate, scenario_schema, write_run
 from refuge_map.simulation.engine import Progress as ProgressCallback
 from refuge_map.simulation.report import report_tables
 from refuge_map.simulation.scenario import Scenario
@@ -57,16 +57,21 @@ def run_command(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the run's files.")],
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Root seed (default: the scenario's).")
+        int | None,
+        typer.Option(
+            "--seed", help="Root seed (default: the scenario's): the first replication's."
+        ),
     ] = None,
 ) -> None:
-    """Simulate flight and pursuit; write events, trajectories, lines and summary; print it."""
+    """Simulate flight and pursuit (and the exile) in every replication; write the first run's
+    events, trajectories and tables, the summary with each outcome's mean and 95% interval
+    across the replications, and one row per replication; print them and the assumptions."""
     scenario = load_scenario(scenario_file)
     if seed is not None and seed < 0:
         raise RefugeError("must be a non-negative integer", source="--seed", value=seed)
     try:
         with _progress_bar(scenario) as progress:
-            run = simulate(scenario, seed, progress=progress)
+            run = replicate(scenario, seed, progress=progress)
     except GeoError as err:
         raise RefugeError(str(err), source=str(scenario_file)) from None
     written = write_run(run, out)

@@ -450,15 +450,17 @@ def run_flight(
     return pursuit.result(step)
 
 
-def fly(scenario: Scenario, world: World, *, progress: Progress | None = None) -> Flight:
+def fly(
+    scenario: Scenario, world: World, *, progress: Progress | None = None, record: bool = True
+) -> Flight:
     """`run_flight` with the scenario's time step, horizon, strategy, capture distance and
-    recording (a `world` built from it)."""
+    recording (none if not `record`) (a `world` built from it)."""
     return run_flight(
         world,
         dt_s=scenario.dt_s,
         horizon_s=scenario.horizon_h * 3600.0,
         strategy=scenario.avenger.strategy,
         capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps,
+        record_every=scenario.output.record_every_steps if record else None,
         progress=progress,
     )

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES
+from refuge_map.simulation.replications import DOMINANT_R2
 
 
 def _fmt(stats: dict[str, float] | None, key: str) -> str:
@@ -15,9 +16,10 @@ def _fmt(stats: dict[str, float] | None, key: str) -> str:
 
 def summary_table(summary: dict[str, Any]) -> Table:
     """One row per city the manslayers ran for, and one for all: outcomes, deterrences,
-    median and 90th-percentile time to asylum (hours), mean distance run (km)."""
+    avengers who gave up, median and 90th-percentile time to asylum (hours), mean distance run
+    (km)."""
     table = Table(title=f"Flight and pursuit: {summary['run_id']}")
-    for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "med h", "p90 h", "km"):
+    for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "gave up", "med h", "p90 h", "km"):
         table.add_column(column, justify="left" if column == "ran for" else "right")
     blocks = [*summary["by_city"].items(), ("all", summary["overall"])]
     for name, block in blocks:
@@ -27,6 +29,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(block["incidents"]),
             *(str(block["outcomes"][kind]) for kind in FLIGHT_OUTCOMES),
             str(block["deterred"]),
+            str(block["gave_up"]),
             _fmt(time, "median"),
             _fmt(time, "p90"),
             _fmt(dist, "mean"),
@@ -99,12 +102,47 @@ def _value(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
+def replications_table(block: dict[str, Any]) -> Table:
+    """Each headline outcome across the replications (``summary["replications"]``): mean, 95%
+    interval of the mean, and the range of the runs; shares of the incidents in percent, hours
+    and years as they are. The caption names the outcomes one draw dominates."""
+    variance = block.get("variance")
+    dominated = ", ".join(variance["dominated"]) if variance else ""
+    caption = f"the first run's seed {block['seeds'][0]}; the others spawned from it"
+    if dominated:
+        caption += (
+            f"\n{dominated}: most of the variance across runs is {variance['draw']} "
+            f"(r\u00b2 >= {DOMINANT_R2}); read these with their interval"
+        )
+    table = Table(
+        title=f"Outcomes across {block['n']} replications: mean and 95% interval",
+        caption=caption,
+        caption_justify="left",
+    )
+    for column in ("outcome", "mean", "95% interval", "runs' range"):
+        table.add_column(column, justify="left" if column == "outcome" else "right")
+    for name, stats in block["outcomes"].items():
+        if stats["mean"] is None:
+            continue
+        scale, unit = (1.0, "") if "_h_" in name or "years" in name else (100.0, "%")
+        ci = stats["ci95"]
+        table.add_row(
+            name,
+            f"{stats['mean'] * scale:.2f}{unit}",
+            "-" if ci is None else f"{ci[0] * scale:.2f}-{ci[1] * scale:.2f}{unit}",
+            f"{stats['min'] * scale:.2f}-{stats['max'] * scale:.2f}{unit}",
+        )
+    return table
+
+
 def report_tables(summary: dict[str, Any]) -> list[Table]:
-    """The tables `refuge run` and `refuge demo` print: the flight's, the exile's when the
-    run has one, and the assumptions it used."""
+    """The tables `refuge run` and `refuge demo` print: the flight's and the exile's of the
+    first run, the outcomes across the replications, and the assumptions used."""
     tables = [summary_table(summary)]
     if summary.get("exile"):
         tables.append(exile_table(summary["exile"]))
+    if summary.get("replications", {}).get("n", 1) > 1:
+        tables.append(replications_table(summary["replications"]))
     if summary.get("parameters"):
         tables.append(assumptions_table(summary["parameters"]))
     return tables

@@ -83,6 +83,9 @@ class Run:
         Simulation II, when the scenario has an ``exile`` section (else None): one row per
         manslayer (`refuge_map.simulation.events.EXILE_OUTCOMES`), the rent paid to the Levites
         (Mishnah Makkot 2:8) and the succession of priests.
+    replications
+        From `refuge_map.simulation.model.replicate`: one row per replication (its ``seed``
+        and `refuge_map.simulation.replications.headline` outcomes); None for a single run.
     """
 
     scenario: Scenario
@@ -95,6 +98,7 @@ class Run:
     manslayers: pd.DataFrame | None = None
     ledger: pd.DataFrame | None = None
     priests: pd.DataFrame | None = None
+    replications: pd.DataFrame | None = None
 
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""

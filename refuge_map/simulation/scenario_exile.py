@@ -384,7 +384,7 @@ class ExileOptions(_Strict):
             "Mishnah Makkot 2:8 rules on it, not how many held one",
             unit="share",
             low=0.0,
-            high=0.2,
+            high=0.5,
         ),
     )
     office: OfficeOpinion = Field(
