@@ -14,6 +14,7 @@ from geo import default_data_dir
 from refuge_map._atomic import atomic_file
 from refuge_map.cli._app import app
 from refuge_map.cli.map_commands import scenario_cells
+from refuge_map.cli.sim_commands import with_replications
 from refuge_map.io import write_layers
 from refuge_map.render import network_map, save_map
 from refuge_map.render.run_layers import read_run_files
@@ -32,11 +33,17 @@ def demo(
     scenario: Annotated[
         Path | None, typer.Option("--scenario", help="Scenario file (default: the shipped one).")
     ] = None,
+    replications: Annotated[
+        int | None,
+        typer.Option("--replications", help="Runs (default: the scenario's `replications`)."),
+    ] = None,
 ) -> None:
     """Run the default scenario on the shipped data: network layers, the run, its summary
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
     PNG too); print where everything is."""
-    chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
+    chosen = with_replications(
+        load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml"), replications
+    )
     network = scenario_network(chosen)
     written = write_layers(network.layers(), out / "network.gpkg")
     cities = network.summary()

@@ -62,11 +62,15 @@ def run_command(
             "--seed", help="Root seed (default: the scenario's): the first replication's."
         ),
     ] = None,
+    replications: Annotated[
+        int | None,
+        typer.Option("--replications", help="Runs (default: the scenario's `replications`)."),
+    ] = None,
 ) -> None:
     """Simulate flight and pursuit (and the exile) in every replication; write the first run's
     events, trajectories and tables, the summary with each outcome's mean and 95% interval
     across the replications, and one row per replication; print them and the assumptions."""
-    scenario = load_scenario(scenario_file)
+    scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and seed < 0:
         raise RefugeError("must be a non-negative integer", source="--seed", value=seed)
     try:
@@ -78,6 +82,21 @@ def run_command(
     for table in report_tables(run.summary):
         console.print(table)
     console.print(f"wrote {len(written)} files to {out}")
+
+
+def with_replications(scenario: Scenario, replications: int | None) -> Scenario:
+    """The scenario with `replications` runs (None: as it is).
+
+    Raises
+    ------
+    RefugeError
+        If `replications` is not a positive integer.
+    """
+    if replications is None:
+        return scenario
+    if replications < 1:
+        raise RefugeError("must be a positive integer", source="--replications", value=replications)
+    return Scenario.model_validate(scenario.model_dump() | {"replications": replications})
 
 
 @scenario_app.command("schema")
