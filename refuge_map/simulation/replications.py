@@ -54,7 +54,8 @@ def headline(run: Run) -> dict[str, float]:
     row["flight.median_h_to_asylum"] = math.nan if time is None else time["median"]
     exile = run.summary.get("exile")
     if exile:
-        row |= {f"exile.{k}": exile["outcomes"][k] / n for k in EXILE_OUTCOMES}
+        later = [k for k in EXILE_OUTCOMES if k != "caught_in_flight"]  # = flight.capture
+        row |= {f"exile.{k}": exile["outcomes"][k] / n for k in later}
         for group in ("all_exiles", "released"):
             years = exile["years_in_exile"][group]
             row[f"exile.median_years.{group}"] = math.nan if years is None else years["p50"]

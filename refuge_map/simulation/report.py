@@ -16,10 +16,9 @@ def _fmt(stats: dict[str, float] | None, key: str) -> str:
 
 def summary_table(summary: dict[str, Any]) -> Table:
     """One row per city the manslayers ran for, and one for all: outcomes, deterrences,
-    avengers who gave up, median and 90th-percentile time to asylum (hours), mean distance run
-    (km)."""
+    median and 90th-percentile time to asylum (hours), mean distance run (km)."""
     table = Table(title=f"Flight and pursuit: {summary['run_id']}")
-    for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "gave up", "med h", "p90 h", "km"):
+    for column in ("ran for", "n", *FLIGHT_OUTCOMES, "deterred", "med h", "p90 h", "km"):
         table.add_column(column, justify="left" if column == "ran for" else "right")
     blocks = [*summary["by_city"].items(), ("all", summary["overall"])]
     for name, block in blocks:
@@ -29,7 +28,6 @@ def summary_table(summary: dict[str, Any]) -> Table:
             str(block["incidents"]),
             *(str(block["outcomes"][kind]) for kind in FLIGHT_OUTCOMES),
             str(block["deterred"]),
-            str(block["gave_up"]),
             _fmt(time, "median"),
             _fmt(time, "p90"),
             _fmt(dist, "mean"),
