@@ -1,25 +1,31 @@
-"""Geographic core of refuge-map: the six cities, their asylum zones, the Jordan and the roads.
+"""Geographic core of refuge-map: the six cities (and the 48 Levitical cities), their asylum
+zones, the Jordan and the roads.
 
 It knows nothing of law, simulation or HTML.
 """
 
 from geo._errors import DataFileError, GeoError, ParameterError, QueryError
-from geo.asylum import ZONE_KINDS
+from geo.asylum import CITY_KINDS, ZONE_KINDS
 from geo.crs import REGION_CRS, WGS84, to_lonlat, to_metric
 from geo.designation import (
     ALL_SIX,
     EAST_THREE,
     MOSES_THEN_JOSHUA,
     WEST_THREE,
+    AddedCity,
     Designation,
     DesignationTimeline,
+    designate_three_more,
 )
+from geo.levitical import LEVITE_FAMILIES, read_levitical
 from geo.network import Location, Reach, RefugeNetwork, default_data_dir, load_network
 from geo.places import CITY_IDS
 from geo.readings import (
     BOUGH_OPINIONS,
     CUBIT_PRESETS,
     DEFAULT_BOUGH_OPINION,
+    DEFAULT_REFUGE_READING,
+    REFUGE_READINGS,
     TECHUM_CUBIT_PRESETS,
     TECHUM_MODES,
 )
@@ -29,16 +35,21 @@ __all__ = [
     "ALL_SIX",
     "BOUGH_OPINIONS",
     "CITY_IDS",
+    "CITY_KINDS",
     "CUBIT_PRESETS",
     "DEFAULT_BOUGH_OPINION",
+    "DEFAULT_REFUGE_READING",
     "EAST_THREE",
+    "LEVITE_FAMILIES",
     "MOSES_THEN_JOSHUA",
+    "REFUGE_READINGS",
     "REGION_CRS",
     "TECHUM_CUBIT_PRESETS",
     "TECHUM_MODES",
     "WEST_THREE",
     "WGS84",
     "ZONE_KINDS",
+    "AddedCity",
     "DataFileError",
     "Designation",
     "DesignationTimeline",
@@ -51,7 +62,9 @@ __all__ = [
     "Route",
     "Way",
     "default_data_dir",
+    "designate_three_more",
     "load_network",
+    "read_levitical",
     "to_lonlat",
     "to_metric",
 ]

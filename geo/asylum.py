@@ -1,4 +1,5 @@
-"""The asylum predicate: which zone a position is in, vectorized, with the tree-bough rule."""
+"""The asylum predicate: which zone a position is in, vectorized, with the tree-bough rule and
+the intent that the 42 Levitical cities ask of whoever enters them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,16 @@ from geo.readings import BOUGH_OPINIONS, DEFAULT_BOUGH_OPINION
 
 BoughOpinion = Literal["mishnah", "rava", "rav_ashi", "rambam"]
 
+#: The choices of `geo.readings.REFUGE_READINGS` (the network option ``refuges``).
+RefugeReading = Literal["six", "levitical"]
+
+#: The kind of city a zone belongs to, and what it asks of the person who enters it.
+CITY_KINDS: dict[str, str] = {
+    "refuge": "Makkot 10a (Abaye); Rambam, Rotzeach 8:9: one of the six takes him in whether "
+    "or not he meant to seek refuge there",
+    "levitical": "Makkot 10a (Abaye); Rambam, Rotzeach 8:9-10: the other 42 Levitical cities take "
+    "him in only if he entered intending refuge",
+}
 
 #: The source of each answer the predicate gives, by zone kind.
 KIND_CITATIONS: dict[str, str] = {
@@ -42,12 +53,27 @@ class Asylum:
         One polygon per city, in the same metric CRS and order: the town itself, and the whole
         zone that protects (town and Sabbath boundary; Mishnah Makkot 2:7: "as the city
         protects, so does its boundary").
+    needs_intent
+        Per zone, whether it protects only a person who entered it intending refuge (a Levitical
+        city beside the six, `CITY_KINDS`); default none does.
     """
 
-    def __init__(self, towns: NDArray[np.object_], zones: NDArray[np.object_]) -> None:
+    def __init__(
+        self,
+        towns: NDArray[np.object_],
+        zones: NDArray[np.object_],
+        needs_intent: NDArray[np.bool_] | None = None,
+    ) -> None:
         self.towns = np.asarray(towns, dtype=object)
         self.zones = np.asarray(zones, dtype=object)
+        self.needs_intent = (
+            np.zeros(len(self.zones), dtype=bool)
+            if needs_intent is None
+            else np.asarray(needs_intent, dtype=bool)
+        )
         self._zone_bounds = shapely.bounds(self.zones)
+        # where a Levitical zone overlaps one of the six, the six (tested last) decide
+        self._order = np.argsort(~self.needs_intent, kind="stable")
         self._prepare()
 
     def _prepare(self) -> None:
@@ -55,15 +81,26 @@ class Asylum:
         shapely.prepare(self.zones)
 
     def __getstate__(self) -> dict[str, object]:
-        return {"towns": self.towns, "zones": self.zones}
+        return {"towns": self.towns, "zones": self.zones, "needs_intent": self.needs_intent}
 
     def __setstate__(self, state: dict[str, NDArray[np.object_]]) -> None:
         # Prepared geometries do not survive pickling: prepare again in the worker.
-        self.__init__(state["towns"], state["zones"])  # type: ignore[misc]
+        self.__init__(state["towns"], state["zones"], state["needs_intent"])  # type: ignore[misc]
 
-    def zone_of(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.intp]:
-        """Index of the zone containing each position (metric CRS), or -1 outside them all."""
+    def zone_of(
+        self,
+        x: NDArray[np.float64],
+        y: NDArray[np.float64],
+        *,
+        intends_refuge: NDArray[np.bool_] | bool = True,
+    ) -> NDArray[np.intp]:
+        """Index of the zone containing each position (metric CRS), or -1 outside them all.
+
+        A zone that `needs_intent` counts only for positions whose person `intends_refuge`
+        (Makkot 10a, Abaye: the 42 protect only one who entered them intending refuge).
+        """
         city = np.full(x.shape, -1, dtype=np.intp)
+        intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape)
         left, bottom, right, top = self._zone_bounds.T
         if x.size <= _FEW_POSITIONS:
             # Few positions (a simulation step): one table of bounding-box tests, then only the
@@ -74,15 +111,17 @@ class Asylum:
                 & (y[:, None] >= bottom)
                 & (y[:, None] <= top)
             )
-            zones = np.flatnonzero(near_all.any(axis=0))
+            zones = self._order[near_all[:, self._order].any(axis=0)]
             candidates = (np.flatnonzero(near_all[:, i]) for i in zones)
         else:
-            zones = np.arange(len(self.zones))
+            zones = self._order
             candidates = (
                 np.flatnonzero((x >= left[i]) & (x <= right[i]) & (y >= bottom[i]) & (y <= top[i]))
                 for i in zones
             )
         for i, near in zip(zones, candidates, strict=True):
+            if self.needs_intent[i]:
+                near = near[intends[near]]
             if near.size:
                 inside = near[shapely.contains_xy(self.zones[i], x[near], y[near])]
                 city[inside] = i
@@ -131,12 +170,14 @@ class Asylum:
         *,
         at_trunk: NDArray[np.bool_] | bool = False,
         opinion: BoughOpinion = DEFAULT_BOUGH_OPINION,
+        intends_refuge: NDArray[np.bool_] | bool = True,
     ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
         """The zone index that protects each person, and the position that decided it.
 
         A person with a finite bough position is in a tree whose trunk stands at (`x`, `y`);
         `at_trunk` says he is at the trunk rather than up in the boughs. NaN bough
-        coordinates mean "not in a tree": the person's own position decides.
+        coordinates mean "not in a tree": the person's own position decides. `intends_refuge`
+        is passed to `zone_of`.
 
         Raises
         ------
@@ -149,14 +190,14 @@ class Asylum:
                 field="bough_opinion",
                 value=opinion,
             )
-        trunk_zone = self.zone_of(x, y)
+        trunk_zone = self.zone_of(x, y, intends_refuge=intends_refuge)
         if bough_x is None or bough_y is None:
             return trunk_zone, x, y
         in_tree = np.isfinite(bough_x) & np.isfinite(bough_y)
         if not in_tree.any():
             return trunk_zone, x, y
         bx, by = np.where(in_tree, bough_x, x), np.where(in_tree, bough_y, y)
-        bough_zone = self.zone_of(bx, by)
+        bough_zone = self.zone_of(bx, by, intends_refuge=intends_refuge)
         by_bough = _bough_decides(in_tree, trunk_zone, bough_zone, np.asarray(at_trunk), opinion)
         zone = np.where(by_bough, bough_zone, trunk_zone)
         return zone, np.where(by_bough, bx, x), np.where(by_bough, by, y)

@@ -18,6 +18,23 @@ ALL_SIX: frozenset[str] = frozenset(CITY_IDS)
 EAST_THREE: frozenset[str] = frozenset({"bezer", "ramoth_gilead", "golan"})
 WEST_THREE: frozenset[str] = frozenset({"kedesh", "shechem", "hebron"})
 
+#: Deuteronomy 19:8-9: when the borders are enlarged, three more cities are added to the six;
+#: Rambam, Rotzeach 8:4: in the days of the king Messiah.
+THREE_MORE_SOURCE = "Deuteronomy 19:8-9; Rambam, Rotzeach 8:4"
+THREE_MORE = 3
+
+
+@dataclass(frozen=True)
+class AddedCity:
+    """A city of refuge beyond the six, at a WGS84 position (`geo.load_network`'s
+    ``added_cities``)."""
+
+    id: str
+    name: str
+    lon: float
+    lat: float
+    source: str = THREE_MORE_SOURCE
+
 
 @dataclass(frozen=True)
 class Designation:
@@ -59,7 +76,7 @@ class DesignationTimeline:
 
     def designation_times(self) -> dict[str, float]:
         """Each city's designation time (``inf`` for a city never designated)."""
-        times = dict.fromkeys(CITY_IDS, math.inf)
+        times = dict.fromkeys([*CITY_IDS, *sorted(self.designated_at() - ALL_SIX)], math.inf)
         for event in reversed(self.events):
             times.update(dict.fromkeys(event.cities, event.t))
         return times
@@ -82,8 +99,36 @@ MOSES_THEN_JOSHUA = DesignationTimeline(
 )
 
 
-def as_timeline(designated: Any) -> DesignationTimeline:
+def designate_three_more(
+    timeline: DesignationTimeline, cities: Sequence[str], *, t: float
+) -> DesignationTimeline:
+    """The timeline with three more cities designated at `t` (Deuteronomy 19:8-9).
+
+    The three protect from `t` on; the six keep their own times, and nothing protects before
+    all six are designated (Mishnah Makkot 2:4).
+
+    Raises
+    ------
+    ParameterError
+        If `cities` are not three new ids, or `t` comes before the timeline's last event.
+    """
+    added = frozenset(cities)
+    if len(added) != THREE_MORE or len(cities) != THREE_MORE or added & ALL_SIX:
+        raise ParameterError(
+            f"Deuteronomy 19:9 adds three cities beside the six {sorted(ALL_SIX)}",
+            field="cities",
+            value=list(cities),
+        )
+    return as_timeline(
+        [*timeline.events, Designation(float(t), added, THREE_MORE_SOURCE)],
+        known=ALL_SIX | added,
+    )
+
+
+def as_timeline(designated: Any, *, known: frozenset[str] = ALL_SIX) -> DesignationTimeline:
     """Accept a set of city ids, a timeline, or a sequence of ``(t, cities)`` / mappings.
+
+    `known` are the city ids a designation may name (the six, and any added cities).
 
     Raises
     ------
@@ -101,10 +146,12 @@ def as_timeline(designated: Any) -> DesignationTimeline:
     else:
         events = tuple(_as_event(item, i) for i, item in enumerate(designated))
     for i, event in enumerate(events):
-        unknown = sorted(event.cities - ALL_SIX)
+        unknown = sorted(event.cities - known)
         if unknown:
             raise ParameterError(
-                f"unknown city; valid {CITY_IDS}", field=f"designated[{i}].cities", value=unknown[0]
+                f"unknown city; valid {sorted(known)}",
+                field=f"designated[{i}].cities",
+                value=unknown[0],
             )
         if i and event.t < events[i - 1].t:
             raise ParameterError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -12,16 +13,32 @@ import geopandas as gpd
 import networkx as nx
 import numpy as np
 import pandas as pd
+import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
+from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
 
 from geo._errors import DataFileError, ParameterError
-from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion
+from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
-from geo.designation import ALL_SIX, DesignationTimeline, as_timeline
+from geo.designation import ALL_SIX, AddedCity, DesignationTimeline, as_timeline
 from geo.hydrography import land_sides, read_hydrography, side_of_jordan
-from geo.places import CITY_IDS, Candidates, choose_sites, read_places, town_extents
-from geo.readings import DEFAULT_CUBIT, DEFAULT_TECHUM_CUBITS
+from geo.levitical import read_levitical
+from geo.places import (
+    CITY_IDS,
+    Candidates,
+    choose_sites,
+    read_places,
+    town_areas,
+    town_extents,
+)
+from geo.prescribed_roads import bridges, prescribe_roads, signposts
+from geo.readings import (
+    DEFAULT_CUBIT,
+    DEFAULT_REFUGE_READING,
+    DEFAULT_TECHUM_CUBITS,
+    REFUGE_READINGS,
+)
 from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
 from geo.zones import (
     TechumMode,
@@ -31,6 +48,7 @@ from geo.zones import (
 )
 
 DATA_FILES = ("places.geojson", "hydrography.geojson", "roads.geojson")
+LEVITICAL_FILE = "levitical_cities.geojson"
 
 
 def default_data_dir() -> Path:
@@ -61,7 +79,10 @@ class RefugeNetwork:
     """The six cities of refuge as geography, in the metric CRS `crs`.
 
     Build it with `load_network`. Attributes are GeoDataFrames in `crs` (use `layers()` for
-    WGS84 copies) and the road graph.
+    WGS84 copies) and the road graph. ``cities`` holds the six, then (with the option
+    ``refuges="levitical"``) the other 42 Levitical cities and any added cities; its ``kind``
+    column (`geo.asylum.CITY_KINDS`) says which. ``levitical`` is the whole Levitical layer of
+    the data folder (None where the folder has none), whatever the option.
     """
 
     cities: gpd.GeoDataFrame
@@ -73,12 +94,30 @@ class RefugeNetwork:
     designation: DesignationTimeline
     options: dict[str, Any]
     crs: CRS = REGION_CRS
+    levitical: gpd.GeoDataFrame | None = None
+    data_dir: Path | None = None
     _asylum: Asylum = field(init=False, repr=False)
     _router: RoadRouter = field(init=False, repr=False)
+    _designated_at: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self._asylum = Asylum(self.cities.geometry.to_numpy(), self.zones.geometry.to_numpy())
+        kind = self.cities.get("kind", pd.Series("refuge", index=self.cities.index))
+        self._asylum = Asylum(
+            self.cities.geometry.to_numpy(),
+            self.zones.geometry.to_numpy(),
+            needs_intent=(kind == "levitical").to_numpy(),
+        )
         self._router = RoadRouter(self.roads)
+        self._designated_at = self.cities["designated_at"].to_numpy(dtype=np.float64)
+
+    def _check_city(self, city: str) -> None:
+        if city not in self.city_ids:
+            raise ParameterError(f"unknown city; valid {self.city_ids}", field="city", value=city)
+
+    def _refuge_ids(self) -> tuple[str, ...]:
+        """Ids of the cities that protect without intent (the six and any added cities)."""
+        kind = self.cities.get("kind", pd.Series("refuge", index=self.cities.index))
+        return tuple(self.cities.index[kind != "levitical"])
 
     @property
     def city_ids(self) -> tuple[str, ...]:
@@ -109,14 +148,25 @@ class RefugeNetwork:
         at_trunk: NDArray[np.bool_] | bool = False,
         t: ArrayLike | None = None,
         bough_opinion: BoughOpinion | None = None,
+        intends_refuge: ArrayLike = True,
     ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64]]:
         """Index of the city protecting each metric position (-1: none), and the position
         (trunk or bough) that decided it. Same arguments as `locate`, in metres."""
         opinion = bough_opinion or self.options["bough_opinion"]
         city, dx, dy = self._asylum.deciding_position(
-            x, y, bough_x, bough_y, at_trunk=at_trunk, opinion=opinion
+            x,
+            y,
+            bough_x,
+            bough_y,
+            at_trunk=at_trunk,
+            opinion=opinion,
+            intends_refuge=np.asarray(intends_refuge, dtype=bool),
         )
         active = self.active(t)
+        if t is not None:
+            # a city added later (Deuteronomy 19:8-9) protects only from its own designation
+            when = np.asarray(t, dtype=np.float64)
+            active = active & (when >= self._designated_at[np.maximum(city, 0)])
         if not np.all(active):
             city = np.where(active, city, -1)
         return city, dx, dy
@@ -142,6 +192,7 @@ class RefugeNetwork:
         at_trunk: ArrayLike = False,
         t: ArrayLike | None = None,
         bough_opinion: BoughOpinion | None = None,
+        intends_refuge: ArrayLike = True,
     ) -> Location:
         """Which city's asylum each position is in, and whether in the town or its techum.
 
@@ -160,6 +211,11 @@ class RefugeNetwork:
             are designated (Mishnah Makkot 2:4). None: after the whole timeline.
         bough_opinion
             Overrides the network's reading of the bough rule.
+        intends_refuge
+            Whether each person entered intending refuge (default yes: a manslayer who flees
+            flees for refuge). Only the six protect one who did not; the other 42 Levitical
+            cities, where the network has them, protect only one who did (Makkot 10a, Abaye;
+            Rambam, Rotzeach 8:9-10; `geo.asylum.CITY_KINDS`).
 
         Returns
         -------
@@ -183,6 +239,7 @@ class RefugeNetwork:
             at_trunk=np.asarray(at_trunk, dtype=bool),
             t=t,
             bough_opinion=bough_opinion,
+            intends_refuge=intends_refuge,
         )
         kinds = ZONE_KINDS[kind]
         if scalar:
@@ -216,7 +273,7 @@ class RefugeNetwork:
         QueryError
             For a non-finite coordinate.
         """
-        _check_city(city)
+        self._check_city(city)
         x, y = to_metric(lon, lat)
         return self._router.route(float(x), float(y), city)
 
@@ -227,6 +284,7 @@ class RefugeNetwork:
         *,
         t: ArrayLike | None = None,
         cities: tuple[str, ...] | None = None,
+        intends_refuge: bool = True,
     ) -> Way:
         """The way from metric positions to the nearest protecting asylum, in two parts.
 
@@ -235,7 +293,9 @@ class RefugeNetwork:
         on the leg (``road_m`` 0). Before the network is active (Mishnah Makkot 2:4) nothing
         protects: ``inf`` and city ``""``. `cities` restricts the targets (e.g. to ask what
         the three beyond the Jordan alone would have covered; such a subset is treated as
-        protecting, whatever the law says about it).
+        protecting, whatever the law says about it). Without `intends_refuge` the other 42
+        Levitical cities are no asylum (Makkot 10a, Abaye). A city added later (Deuteronomy
+        19:8-9) counts only once designated by `t` (a single time).
 
         Raises
         ------
@@ -245,11 +305,19 @@ class RefugeNetwork:
             For a non-finite coordinate.
         """
         for city in cities or ():
-            _check_city(city)
-        way = self._router.way_to_gates(x, y, cities)
+            self._check_city(city)
+        chosen = cities
+        if not intends_refuge:
+            chosen = tuple(c for c in (cities or self.city_ids) if c in self._refuge_ids())
+        if t is not None and np.ndim(t) == 0 and bool(self.active(t)):
+            designated = self._designated_at <= float(np.asarray(t))
+            if not designated.all():
+                ids = np.asarray(self.city_ids)[designated]
+                chosen = tuple(c for c in (chosen or self.city_ids) if c in set(ids))
+        way = self._router.way_to_gates(x, y, chosen)
         offroad, road = way.offroad_m.copy(), way.road_m.copy()
         city = np.asarray(way.city, dtype=object)
-        targets = set(cities or self.city_ids)
+        targets = set(chosen or self.city_ids)
         is_target = np.r_[[cid in targets for cid in self.city_ids], False]  # [-1]: no zone
         ids = np.array([*self.city_ids, ""], dtype=object)
         here = self._asylum.zone_of(x, y)
@@ -278,6 +346,7 @@ class RefugeNetwork:
         *,
         t: ArrayLike | None = None,
         cities: tuple[str, ...] | None = None,
+        intends_refuge: bool = True,
     ) -> Reach:
         """Distance (off-road leg plus roads) to the nearest protecting asylum, vectorized.
 
@@ -285,37 +354,67 @@ class RefugeNetwork:
         scalar query.
         """
         x, y = to_metric(np.atleast_1d(lon), np.atleast_1d(lat))
-        way = self.way_to_asylum_xy(x, y, t=t, cities=cities)
+        way = self.way_to_asylum_xy(x, y, t=t, cities=cities, intends_refuge=intends_refuge)
         dist, city = way.offroad_m + way.road_m, np.asarray(way.city, dtype=object)
         if np.ndim(lon) == 0 and np.ndim(lat) == 0:
             return Reach(float(dist[0]), str(city[0]))
         return Reach(dist, city)
 
+    def signposts(self) -> gpd.GeoDataFrame:
+        """The "miklat" signs at every crossroads outside the zones (Makkot 10b; Rambam 8:5).
+
+        Each points along a shortest road way to the nearest city of refuge (the six and any
+        added cities; not the 42, which protect only one who knows to seek them). Columns as
+        `geo.prescribed_roads.signposts`; Point geometry in `crs`.
+        """
+        router = self._router
+        inside = self._asylum.zone_of(router.node_x, router.node_y) >= 0
+        table = signposts(router, cities=self._refuge_ids(), skip=inside)
+        table["node"] = router.node_ids[table["node"].to_numpy()]
+        table["toward"] = router.node_ids[table["toward"].to_numpy()]
+        points = shapely.points(table["x"].to_numpy(), table["y"].to_numpy())
+        return gpd.GeoDataFrame(table.drop(columns=["x", "y"]), geometry=points, crs=self.crs)
+
+    def bridges(self) -> gpd.GeoDataFrame:
+        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5)."""
+        return bridges(self.roads, self.hydrography)
+
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
-        """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps)."""
+        """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps).
+
+        Each layer holds one geometry type (`LAYER_GEOMETRY`): the hydrography is split into
+        ``hydrography_lines`` (rivers, lake centre lines, the coast) and
+        ``hydrography_polygons`` (lakes). Fields are plain numbers, booleans or text; lists
+        are JSON text (`_to_file_frame`). Road nodes carry no metric ``x``/``y`` beside
+        their WGS84 point.
+        """
         cities = self.cities.drop(columns=["site"])
         sites = gpd.GeoDataFrame(
             self.cities.drop(columns="geometry"), geometry="site", crs=self.crs
         ).rename_geometry("geometry")
         nodes, edges = graph_to_gdfs(self.roads)
+        places = self.places.reset_index(drop=True)
+        hydro = self.hydrography.reset_index(drop=True)
+        lines = hydro.geom_type.isin(["LineString", "MultiLineString"])
         frames = {
             "cities": cities,
             "sites": sites,
             "zones": self.zones,
-            "candidates": self.places[self.places["feature_kind"] != "reference_point"],
-            "limits": self.places[self.places["feature_kind"] == "reference_point"],
-            "hydrography": self.hydrography,
+            "candidates": places[places["feature_kind"] != "reference_point"],
+            "limits": places[places["feature_kind"] == "reference_point"],
+            "hydrography_lines": hydro[lines],
+            "hydrography_polygons": hydro[~lines],
             "land": self.land,
             "roads": edges,
-            "road_nodes": nodes,
+            "road_nodes": nodes.drop(columns=["x", "y"]),
         }
         return {name: _to_file_frame(frame) for name, frame in frames.items()}
 
     def summary(self) -> pd.DataFrame:
-        """One row per city: side, identification, confidence, designation, zone size."""
-        table = self.cities[
-            ["name", "side", "modern_identification", "confidence", "alternatives", "designated_at"]
-        ].copy()
+        """One row per city: kind, side, identification, OpenBible score, designation, zone
+        size."""
+        columns = ["name", "kind", "side", "modern_identification", "openbible_score"]
+        table = self.cities[[*columns, "alternatives", "designated_at"]].copy()
         table["town_ha"] = (self.cities.geometry.area / 1e4).round(1)
         table["zone_km2"] = (self.zones.geometry.area / 1e6).round(2)
         return pd.DataFrame(table)
@@ -346,25 +445,54 @@ def _metric_query(
     return x, y, bx, by
 
 
-def _check_city(city: str) -> None:
-    if city not in CITY_IDS:
-        raise ParameterError(f"unknown city; valid {CITY_IDS}", field="city", value=city)
+#: The geometry of each file layer (`RefugeNetwork.layers`): one type per layer, written as its
+#: multi-part form where a layer mixes single and multi parts.
+LAYER_GEOMETRY: dict[str, str] = {
+    "cities": "Polygon",
+    "sites": "Point",
+    "zones": "Polygon",
+    "candidates": "Point",
+    "limits": "Point",
+    "hydrography_lines": "LineString",
+    "hydrography_polygons": "Polygon",
+    "land": "Polygon",
+    "roads": "LineString",
+    "road_nodes": "Point",
+}
 
 
 def _to_file_frame(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
-    """A WGS84 copy with plain columns that any file format takes: lists and sets as text,
-    infinite times (designated from the start, or never) as missing."""
-    out = frame.to_crs(WGS84).reset_index()
+    """A WGS84 copy with plain columns that any file format takes: lists, arrays and sets as
+    JSON text (``["Josh 20:7", "Josh 21:32"]``), infinite times (designated from the start, or
+    never) as missing; a named index becomes a column, an unnamed one is dropped."""
+    named = any(name is not None for name in frame.index.names)
+    out = frame.to_crs(WGS84).reset_index(drop=not named)
     for column in out.columns:
         if column == out.geometry.name:
             continue
         if pd.api.types.is_float_dtype(out[column]):
             out[column] = out[column].where(np.isfinite(out[column]))
         elif out[column].dtype == object:
-            out[column] = out[column].map(
-                lambda v: v if v is None or isinstance(v, str | int | float) else str(v)
-            )
+            out[column] = out[column].map(_plain_value)
+    if out.geom_type.str.startswith("Multi").any():
+        out[out.geometry.name] = [_as_multi(g) for g in out.geometry]
     return out
+
+
+def _as_multi(geom: shapely.Geometry) -> shapely.Geometry:
+    """A single-part geometry as its one-part multi form (a multi-part one as it is)."""
+    multi = {"Point": MultiPoint, "LineString": MultiLineString, "Polygon": MultiPolygon}
+    return multi[geom.geom_type]([geom]) if geom.geom_type in multi else geom
+
+
+def _plain_value(value: object) -> object:
+    """A cell as a file value: text and numbers as they are, lists/arrays/sets as JSON text."""
+    if value is None or value is pd.NA or isinstance(value, str | int | float | bool):
+        return None if value is pd.NA else value
+    if isinstance(value, list | tuple | set | frozenset | np.ndarray):
+        items = sorted(value) if isinstance(value, set | frozenset) else list(value)
+        return json.dumps([v.item() if isinstance(v, np.generic) else v for v in items])
+    return str(value)
 
 
 def load_network(
@@ -376,6 +504,8 @@ def load_network(
     candidates: Candidates = "best",
     designated: Any = ALL_SIX,
     bough_opinion: BoughOpinion = DEFAULT_BOUGH_OPINION,
+    refuges: RefugeReading = DEFAULT_REFUGE_READING,
+    added_cities: tuple[AddedCity, ...] = (),
 ) -> RefugeNetwork:
     """Load and validate the network from a data folder.
 
@@ -400,6 +530,15 @@ def load_network(
         `geo.designation.as_timeline`); default all six.
     bough_opinion
         The reading of the tree-bough rule (`geo.asylum.BOUGH_OPINIONS`).
+    refuges
+        Which cities receive (`geo.asylum.REFUGE_READINGS`): ``"six"`` (default) or
+        ``"levitical"``, adding the other 42 Levitical cities of ``levitical_cities.geojson``
+        as zones that protect only one who intends refuge (Makkot 10a, Abaye). Their zones follow
+        the same techum options, and they protect once the network does (Mishnah Makkot 2:4;
+        assumption: Joshua 21 gave them after Joshua 20 designated the six).
+    added_cities
+        Cities of refuge beyond the six (Deuteronomy 19:8-9), to be designated in
+        `designated` (see `geo.designation.designate_three_more`).
 
     Raises
     ------
@@ -412,25 +551,43 @@ def load_network(
     for name in DATA_FILES:
         if not (folder / name).is_file():
             raise DataFileError("data file not found", source=str(folder / name))
+    if refuges not in REFUGE_READINGS:
+        raise ParameterError(
+            f"unknown reading; valid {sorted(REFUGE_READINGS)}", field="refuges", value=refuges
+        )
     cubit = resolve_cubit(cubit_m)
     breadth_cubits = resolve_techum_cubits(techum_cubits)
-    timeline = as_timeline(designated)
+    added_ids = frozenset(city.id for city in added_cities)
+    timeline = as_timeline(designated, known=ALL_SIX | added_ids)
     places = read_places(folder / "places.geojson")
     sites = choose_sites(places, candidates)
     hydrography = read_hydrography(folder / "hydrography.geojson")
     land = land_sides(hydrography)
+    levitical_path = folder / LEVITICAL_FILE
+    levitical = read_levitical(levitical_path) if levitical_path.is_file() else None
+    if refuges == "levitical" and levitical is None:
+        raise DataFileError("data file not found (refuges='levitical')", source=str(levitical_path))
     cities = _city_table(sites, land, timeline)
+    if refuges == "levitical" and levitical is not None:
+        others = levitical[~levitical["city_of_refuge"]]
+        cities = _more_cities(cities, _levitical_sites(others), land, timeline.activation_time)
+    if added_cities:
+        times = timeline.designation_times()
+        added = _added_sites(added_cities, places.crs)
+        cities = _more_cities(cities, added, land, pd.Series(times).reindex(added.index))
     zones = _zone_table(cities, breadth_m=breadth_cubits * cubit, mode=techum)
     zones["cubit_m"], zones["techum_cubits"] = cubit, breadth_cubits
     roads = build_road_graph(
         read_roads(folder / "roads.geojson"), zones.assign(site=cities["site"])
     )
+    prescribe_roads(roads, hydrography, cubit_m=cubit)
     options = {
         "cubit_m": cubit,
         "techum": techum,
         "techum_cubits": breadth_cubits,
         "candidates": candidates if isinstance(candidates, str) else dict(candidates),
         "bough_opinion": bough_opinion,
+        **({"refuges": refuges} if refuges != DEFAULT_REFUGE_READING else {}),
         # the designation timeline, "t: cities; ..." (Mishnah Makkot 2:4: all six, or none)
         "designated": "; ".join(
             f"{event.t:g}: {', '.join(sorted(event.cities))}" for event in timeline.events
@@ -445,6 +602,8 @@ def load_network(
         roads=roads,
         designation=timeline,
         options=options,
+        levitical=None if levitical is None else levitical.to_crs(REGION_CRS),
+        data_dir=folder,
     )
 
 
@@ -461,17 +620,75 @@ def _city_table(
             "site_id": sites["site_id"],
             "modern_identification": sites.get("modern_identification"),
             "rank": sites["rank"],
-            "confidence": sites["confidence"],
+            "openbible_score": sites.get("openbible_score"),
             "alternatives": sites["alternatives"],
-            "designated_at": pd.Series(timeline.designation_times()),
+            "designated_at": pd.Series(timeline.designation_times()).reindex(sites.index),
+            **town_areas(sites),
             "town_area_source": sites.get("town_area_source"),
             "site": site_points,
         },
         geometry=town_extents(sites),
         crs=REGION_CRS,
     )
+    cities["kind"] = "refuge"
     cities.index.name = "city"
     return cities
+
+
+def _levitical_sites(levitical: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The Levitical layer's rows in the shape `choose_sites` gives (WGS84, indexed by id)."""
+    alternatives = (
+        levitical["identifications"].str.count(";") if "identifications" in levitical else 0
+    )
+    return gpd.GeoDataFrame(
+        {
+            "name": levitical["name"],
+            "site_id": levitical.get("openbible_site_id", levitical["id"]),
+            "modern_identification": levitical["modern_identification"],
+            "rank": 1,
+            "openbible_score": levitical["openbible_score"],
+            "alternatives": alternatives,
+            "kind": "levitical",
+        },
+        geometry=levitical.geometry,
+        crs=levitical.crs,
+    )
+
+
+def _added_sites(added: tuple[AddedCity, ...], crs: Any) -> gpd.GeoDataFrame:
+    """Added cities of refuge (Deuteronomy 19:8-9) in the shape `choose_sites` gives."""
+    ids = [city.id for city in added]
+    if len(set(ids)) != len(ids) or set(ids) & set(CITY_IDS):
+        raise ParameterError("added cities need new, distinct ids", field="added_cities", value=ids)
+    return gpd.GeoDataFrame(
+        {
+            "name": [city.name for city in added],
+            "site_id": ids,
+            "modern_identification": [city.source for city in added],
+            "rank": 1,
+            "openbible_score": pd.NA,
+            "alternatives": 0,
+            "kind": "refuge",
+        },
+        geometry=gpd.points_from_xy([c.lon for c in added], [c.lat for c in added]),
+        index=pd.Index(ids, name="city"),
+        crs=crs,
+    )
+
+
+def _more_cities(
+    cities: gpd.GeoDataFrame, sites: gpd.GeoDataFrame, land: gpd.GeoDataFrame, designated_at: Any
+) -> gpd.GeoDataFrame:
+    """`cities` with rows for more sites appended (town extent, side, designation time)."""
+    points = sites.geometry.to_crs(REGION_CRS)
+    more = gpd.GeoDataFrame(
+        sites.drop(columns="geometry").assign(
+            side=side_of_jordan(points, land), designated_at=designated_at, site=points
+        ),
+        geometry=town_extents(sites),
+        crs=REGION_CRS,
+    )
+    return gpd.GeoDataFrame(pd.concat([cities, more]), geometry="geometry", crs=REGION_CRS)
 
 
 def _zone_table(

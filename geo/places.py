@@ -24,8 +24,31 @@ CITY_IDS: tuple[str, ...] = ("kedesh", "shechem", "hebron", "bezer", "ramoth_gil
 DEFAULT_TOWN_AREA_HA = 5.0
 
 PLACE_FIELDS = ("id", "feature_kind", "name", "source", "license")
-CITY_FIELDS = ("city", "rank", "confidence_score")  # needed, non-null, on cities and candidates
+CITY_FIELDS = ("city", "rank")  # needed, non-null, on cities and candidates
 FEATURE_KINDS = ("city_of_refuge", "candidate_identification", "reference_point")
+
+#: OpenBible's score of an identification (``openbible_score`` in data/places.geojson): the
+#: per-candidate ``score`` of modern.jsonl's ``ancient_associations``, an integer from -1000 to
+#: 1000 (OpenBible: 1000 very high, 500+ high; negative from "unlikely"/"no" votes). Not a
+#: probability; candidates the literature names beyond OpenBible have none.
+SCORE_FIELD = "openbible_score"
+
+#: Whole numbers with gaps (a candidate without a score, a point without a precision): read as
+#: nullable integers, so files keep them integers.
+INTEGER_FIELDS = (SCORE_FIELD, "location_precision_m", "pleiades_offset_m")
+
+#: The flags a site may carry (field ``site_flags``), each with its meaning. A site flagged with
+#: one of `EXCLUDING_FLAGS` stays in the data but is never chosen as a city's site.
+SITE_FLAGS: dict[str, str] = {
+    "negative_score": "OpenBible's score is negative: its sources reject the identification",
+    "outside_naphtali": (
+        "a Kedesh south of Mount Tabor, in Issachar, against 'Kedesh in Galilee in the hill "
+        "country of Naphtali' (Joshua 20:7; Tabor on the border, Joshua 19:22, 34)"
+    ),
+    "not_in_openbible": "named in the literature, not in OpenBible: no score",
+    "position_approximate": "the position is known only roughly (see location_precision_m)",
+}
+EXCLUDING_FLAGS = ("negative_score",)
 
 Candidates = Literal["best"] | Mapping[str, str]
 
@@ -53,6 +76,13 @@ def read_places(path: Path) -> gpd.GeoDataFrame:
     for field in CITY_FIELDS:
         if field not in sited or sited[field].isna().any():
             problems.append(f"field {field!r}: missing on a city or candidate site")
+    places["site_flags"] = places.get("site_flags", pd.Series(None, index=places.index)).map(
+        as_list
+    )
+    problems += _flag_problems(places)
+    for field in INTEGER_FIELDS:
+        if field in places:
+            places[field] = pd.to_numeric(places[field], errors="coerce").astype("Int64")
     if problems:
         raise DataFileError("; ".join(problems), source=str(path))
     cities = places[places["feature_kind"] == "city_of_refuge"]
@@ -66,6 +96,44 @@ def read_places(path: Path) -> gpd.GeoDataFrame:
     if problems:
         raise DataFileError("; ".join(problems), source=str(path))
     return places
+
+
+def as_list(value: object) -> list[str]:
+    """A list field as read (a JSON array, or missing) as a plain list of strings."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value]  # type: ignore[attr-defined]  # an array or a list
+
+
+def _flag_problems(places: gpd.GeoDataFrame) -> list[str]:
+    """Unknown flags, a negative score without its flag, a city without a score."""
+    problems = []
+    for site, flags in zip(places["id"], places["site_flags"], strict=True):
+        unknown = sorted(set(flags) - set(SITE_FLAGS))
+        if unknown:
+            problems.append(
+                f"field 'site_flags' of {site!r}: unknown {unknown}; valid {list(SITE_FLAGS)}"
+            )
+    score = places.get(SCORE_FIELD, pd.Series(np.nan, index=places.index)).astype(float)
+    unflagged = places.loc[(score < 0) & ~places["site_flags"].map(lambda f: "negative_score" in f)]
+    for site in unflagged["id"]:
+        problems.append(
+            f"field 'site_flags' of {site!r}: negative {SCORE_FIELD} without 'negative_score'"
+        )
+    cities = places["feature_kind"] == "city_of_refuge"
+    for site in places.loc[cities & score.isna(), "id"]:
+        problems.append(f"field {SCORE_FIELD!r} of {site!r}: missing on a city of refuge")
+    return problems
+
+
+def selectable_sites(places: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """The cities' sites that may be chosen: every identification not flagged with one of
+    `EXCLUDING_FLAGS` (a negative OpenBible score)."""
+    sited = places[places["city"].notna()]
+    excluded = sited["site_flags"].map(lambda flags: bool(set(flags) & set(EXCLUDING_FLAGS)))
+    return sited[~excluded]
 
 
 def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> gpd.GeoDataFrame:
@@ -83,14 +151,16 @@ def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> g
     -------
     GeoDataFrame
         One row per city in `CITY_IDS` order, indexed by city id, with the chosen ``site_id``,
-        its ``rank``, ``confidence`` (0-1) and the number of alternatives.
+        its ``rank``, ``openbible_score`` (`SCORE_FIELD`) and the number of selectable
+        alternatives.
 
     Raises
     ------
     ParameterError
-        If the mapping names an unknown city, or a site that is not a candidate of that city.
+        If the mapping names an unknown city, or a site that is not a selectable candidate of
+        that city (`selectable_sites`).
     """
-    sites = places[places["city"].notna()]
+    sites = selectable_sites(places)
     if isinstance(candidates, str):
         if candidates != "best":
             raise ParameterError(
@@ -102,6 +172,12 @@ def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> g
         if city not in CITY_IDS:
             raise ParameterError(f"unknown city; valid {CITY_IDS}", field="candidates", value=city)
         valid = list(sites.loc[sites["city"] == city, "id"])
+        if site in set(places.loc[places["city"] == city, "id"]) - set(valid):
+            raise ParameterError(
+                f"excluded from selection ({SITE_FLAGS['negative_score']}); valid {valid}",
+                field=f"candidates.{city}",
+                value=site,
+            )
         if site not in valid:
             raise ParameterError(
                 f"not a candidate site of {city}; valid {valid}",
@@ -115,21 +191,39 @@ def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> g
         rows.append(row.to_dict() | {"alternatives": len(own) - 1})
     chosen = gpd.GeoDataFrame(rows, geometry="geometry", crs=places.crs)
     chosen = chosen.rename(columns={"id": "site_id"}).set_index(pd.Index(CITY_IDS, name="city"))
-    chosen["confidence"] = chosen["confidence_score"].astype(float) / 1000.0
+    for field in INTEGER_FIELDS:
+        if field in chosen:
+            chosen[field] = chosen[field].astype("Int64")
     return chosen
+
+
+def town_areas(sites: gpd.GeoDataFrame) -> pd.DataFrame:
+    """The town area (hectares) of each site and its basis: ``published`` or ``estimate`` from
+    the data, ``default`` (`DEFAULT_TOWN_AREA_HA`) where the data give none."""
+    area_ha = sites.get("town_area_ha", pd.Series(np.nan, index=sites.index)).astype(float)
+    basis = sites.get("town_area_basis", pd.Series(None, index=sites.index, dtype=object))
+    return pd.DataFrame(
+        {
+            "town_area_ha": area_ha.fillna(DEFAULT_TOWN_AREA_HA),
+            "town_area_basis": basis.where(area_ha.notna(), "default"),
+        },
+        index=sites.index,
+    )
 
 
 def town_extents(sites: gpd.GeoDataFrame) -> gpd.GeoSeries:
     """The town itself around each chosen site: a disc of the documented or default area.
+
+    The area is the site's ``town_area_ha`` (published dimensions, or an estimate; the basis in
+    ``town_area_basis`` and ``town_area_source``), else `DEFAULT_TOWN_AREA_HA`. No outline of a
+    town is shipped, so the extent is always a disc of that area centred on the site.
 
     Returns
     -------
     GeoSeries
         Polygons in `REGION_CRS`, indexed like `sites`.
     """
-    area_ha = sites.get("town_area_ha", pd.Series(np.nan, index=sites.index))
-    area_ha = area_ha.astype(float).fillna(DEFAULT_TOWN_AREA_HA)
-    radius_m = np.sqrt(area_ha.to_numpy() * 10_000.0 / math.pi)
+    radius_m = np.sqrt(town_areas(sites)["town_area_ha"].to_numpy() * 10_000.0 / math.pi)
     points = sites.geometry.to_crs(REGION_CRS)
     discs = shapely.buffer(points.to_numpy(), radius_m, quad_segs=16)
     return gpd.GeoSeries(discs, index=sites.index, crs=REGION_CRS)

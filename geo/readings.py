@@ -44,6 +44,27 @@ BOUGH_OPINIONS: dict[str, str] = {
 }
 DEFAULT_BOUGH_OPINION = "mishnah"
 
+#: Which cities take the manslayer in (RULES.md §1): the ``refuges`` option of `geo.load_network`.
+REFUGE_READINGS: dict[str, str] = {
+    "six": "Numbers 35:13-14; Joshua 20:7-8: the six designated cities of refuge",
+    "levitical": "Numbers 35:6; Makkot 10a (Abaye); Rambam, Rotzeach 8:9-10: all 48 Levitical "
+    "cities; the 42 beside the six only for one who enters them intending refuge",
+}
+DEFAULT_REFUGE_READING = "six"
+
+#: The registry entry of the ``refuges`` option, in the shape of `GEO_READINGS`. It joins
+#: `GEO_READINGS` once the scenario schema offers ``network.refuges`` (the registry holds every
+#: entry to a scenario field; the simulation side of issue 18 adds it).
+REFUGES_READING: dict[str, Any] = {
+    "question": "Which cities take the manslayer in: the six, or all 48 Levitical cities?",
+    "holds": REFUGE_READINGS,
+    "default": DEFAULT_REFUGE_READING,
+    "why_default": "The six are the cities the Torah designates by name (Numbers 35:13-14; "
+    "Joshua 20:7-8) and the only ones that take in a manslayer who did not mean to seek "
+    "refuge; the 42 need his intent, a fact of the case that the user states.",
+    "citation": "Numbers 35:6; Makkot 10a; Rambam, Rotzeach 8:9-10",
+}
+
 #: The geometric disputes, by network option: question, holds, default, why_default, citation.
 GEO_READINGS: dict[str, dict[str, Any]] = {
     "cubit": {

@@ -61,8 +61,8 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork
+from geo.land_grid import LandGrid, land_grid
 from refuge_map._atomic import atomic_file
-from refuge_map.analysis import LandGrid, land_grid
 from refuge_map.errors import RefugeError
 from refuge_map.io import output_path, pinned_gpkg_date
 from refuge_map.simulation import scenario_network
@@ -108,7 +108,7 @@ class CoverageField:
     Attributes
     ----------
     grid
-        The cells (`refuge_map.analysis.LandGrid`).
+        The cells (`geo.land_grid.LandGrid`).
     offroad_m, road_m
         The off-road leg and the road distance to the nearest gate (0 inside a zone, inf before
         the cities protect).
@@ -308,7 +308,7 @@ def coverage_field(
     seed
         Seed of the generator behind the draws.
     grid
-        Cells to compute (default: `refuge_map.analysis.land_grid` at `cell_m`).
+        Cells to compute (default: `geo.land_grid.land_grid` at `cell_m`).
 
     Raises
     ------
@@ -415,12 +415,13 @@ def check_output(out: str | Path) -> Path:
 
 
 def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
-    """Write the field (GeoPackage or GeoParquet of cell squares) and a PNG beside it.
+    """Write the field (GeoPackage or GeoParquet of cell squares, in WGS84); its figure is
+    drawn by `refuge_map.render.static.coverage_figure`.
 
     Returns
     -------
     list of Path
-        The field file and the PNG.
+        The field file.
 
     Raises
     ------
@@ -428,55 +429,10 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
         For an unsupported suffix (use `FIELD_SUFFIXES`). Each file appears whole or not at all.
     """
     target = check_output(out)
-    frame = coverage.to_frame()
+    frame = coverage.to_frame().to_crs(WGS84)  # files are WGS84 (EPSG:4326), as every file
     with atomic_file(target) as tmp, pinned_gpkg_date():
         if target.suffix == ".parquet":
             frame.to_parquet(tmp)
         else:
             frame.to_file(tmp, layer="coverage", engine="pyogrio")
-    png = target.with_suffix(".png")
-    with atomic_file(png) as tmp:
-        plot_coverage(coverage, tmp)
-    return [target, png]
-
-
-def _raster(coverage: CoverageField, values: Floats) -> tuple[Floats, list[float]]:
-    """The cells' values as a 2-d image (NaN off the land) and its extent."""
-    grid = coverage.grid
-    col = np.rint((grid.x - grid.x.min()) / grid.cell_m).astype(np.intp)
-    row = np.rint((grid.y - grid.y.min()) / grid.cell_m).astype(np.intp)
-    image = np.full((row.max() + 1, col.max() + 1), np.nan)
-    image[row, col] = np.where(np.isfinite(values), values, np.nan)
-    half = grid.cell_m / 2.0
-    extent = [grid.x.min() - half, grid.x.max() + half, grid.y.min() - half, grid.y.max() + half]
-    return image, extent
-
-
-def plot_coverage(coverage: CoverageField, path: str | Path) -> None:
-    """A PNG of two panels: the travel time to asylum and the chance to reach it alive."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    panels = (
-        ("time_h", "hours to the nearest asylum", "viridis_r", None),
-        ("p_asylum", "P(reaches asylum alive)", "RdYlGn", (0.0, 1.0)),
-    )
-    fig, axes = plt.subplots(1, 2, figsize=(11, 9), constrained_layout=True)
-    for ax, (name, label, cmap, limits) in zip(axes, panels, strict=True):
-        image, extent = _raster(coverage, getattr(coverage, name))
-        vmin, vmax = limits or (0.0, float(np.nanmax(image)) if np.isfinite(image).any() else 1.0)
-        shown = ax.imshow(image, origin="lower", extent=extent, cmap=cmap, vmin=vmin, vmax=vmax)
-        fig.colorbar(shown, ax=ax, shrink=0.6, label=label)
-        ax.set_title(label)
-        ax.set_aspect("equal")
-        ax.set_axis_off()
-    year = coverage.attrs.get("year")
-    when = "after the whole designation timeline" if year is None else f"year {year:g}"
-    fig.suptitle(
-        f"Coverage of the land ({coverage.grid.cell_m:g} m cells, {when}) - "
-        "Deut 19:6: 'because the way is long'"
-    )
-    fig.savefig(path, dpi=110, format="png")
-    plt.close(fig)
+    return [target]

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import geopandas as gpd
+import pandas as pd
 import pyogrio
 
 from refuge_map._atomic import atomic_dir, atomic_file
 from refuge_map.errors import RefugeError
 
 LAYER_SUFFIXES = (".gpkg", ".geojson")
+#: The name ending of a Linked Places Format file (`write_lpf`).
+LPF_SUFFIX = ".lpf.json"
 
 #: GeoPackages record a "last change" time; it is pinned so that the same inputs give
 #: byte-identical files.
@@ -66,15 +71,71 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     ------
     RefugeError
         For an unsupported suffix. Nothing is written unless every layer is.
+
+    Notes
+    -----
+    Every layer is WGS84 (EPSG:4326). Lists are JSON text in both formats (GeoJSON strings are
+    not turned into JSON arrays). The GeoPackage holds each layer's QGIS style in its
+    ``layer_styles`` table; the GeoJSON folder has a ``LAYER.qml`` beside each layer, which QGIS
+    loads with it. GeoJSON has no field types, so a number field no feature fills would read
+    back as text: such fields are left out of the GeoJSON files.
     """
+    # imported here: the render package (folium) stays out of the run's import chain, which
+    # imports this module (refuge_map.simulation.io -> pinned_gpkg_date)
+    from refuge_map.render.qgis import layer_qml, layer_styles
+
     target = output_path(out, LAYER_SUFFIXES)
+    qml = layer_qml()
     if target.suffix == ".gpkg":
         with atomic_file(target) as tmp, pinned_gpkg_date():
             for name, frame in layers.items():
                 frame.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio")
+            styles = layer_styles(layers, updated=_GPKG_DATE)
+            pyogrio.write_dataframe(
+                styles,
+                tmp,
+                layer="layer_styles",
+                driver="GPKG",
+                append=True,
+                layer_options={"FID": "id"},
+            )
         return [target]
     folder = target.with_suffix("")
     with atomic_dir(folder) as tmp:
         for name, frame in layers.items():
-            frame.to_file(tmp / f"{name}.geojson", driver="GeoJSON", engine="pyogrio")
+            _typed_columns(frame).to_file(
+                tmp / f"{name}.geojson",
+                driver="GeoJSON",
+                engine="pyogrio",
+                layer_options={"AUTODETECT_JSON_STRINGS": "NO"},
+            )
+            if name in qml:
+                (tmp / f"{name}.qml").write_text(qml[name], encoding="utf-8")
     return sorted(folder.glob("*.geojson"))
+
+
+def _typed_columns(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """`frame` without the non-text fields that hold no value at all (GeoJSON cannot type them)."""
+    empty = [
+        column
+        for column in frame.columns
+        if column != frame.geometry.name
+        and not pd.api.types.is_string_dtype(frame[column])
+        and frame[column].isna().all()
+    ]
+    return frame.drop(columns=empty)
+
+
+def write_lpf(collection: dict[str, Any], out: str | Path) -> list[Path]:
+    """Write a Linked Places Format collection (`geo.lpf.places_lpf`) as UTF-8 JSON.
+
+    Returns
+    -------
+    list of Path
+        The file written (whole, or not at all).
+    """
+    target = Path(out)
+    text = json.dumps(collection, ensure_ascii=False, indent=1) + "\n"
+    with atomic_file(target) as tmp:
+        Path(tmp).write_text(text, encoding="utf-8")
+    return [target]

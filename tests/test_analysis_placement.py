@@ -5,15 +5,17 @@ from itertools import combinations, product
 import numpy as np
 import pytest
 
-from geo import ParameterError
+from geo import ParameterError, to_lonlat
 from refuge_map.analysis import (
     candidate_sites,
     compare_placements,
+    designate_more,
     evaluate,
     land_grid,
     p_center,
     p_median,
     placements,
+    three_more,
 )
 from refuge_map.analysis._roads import road_distance_matrix
 
@@ -105,3 +107,22 @@ def test_historical_placement_is_the_network_six(network, placed):
     assert sorted(placed["historical"].sites["id"]) == sorted(network.cities["site_id"])
     stretches = placed["equal stretches"].sites
     assert set(stretches[stretches["side"] == "east"]["id"]) == {"bezer", "ramoth_gilead", "golan"}
+
+
+def test_three_more_cities_serve_the_land_better_than_the_six(network):
+    # Deuteronomy 19:8-9: three more beside the six
+    grid = land_grid(network, cell_m=15_000)
+    six = placements(network, grid)["historical"]
+    more = three_more(network, grid)
+    assert len(more.sites) == 3
+    assert not set(more.sites["id"]) & set(six.sites["id"])
+    assert more.mean_km < six.mean_km
+    assert (more.cell_km <= six.cell_km + 1e-9).all()
+    nine = designate_more(network, more, t=100.0)
+    assert len(nine.cities) == 9 and set(nine.cities["kind"]) == {"refuge"}
+    assert "100: added_1, added_2, added_3" in nine.options["designated"]
+    site = nine.cities.loc["added_1", "site"]
+    lon, lat = to_lonlat(site.x, site.y)
+    # the added city protects only from its designation (and the six from theirs)
+    assert nine.locate(float(lon), float(lat), t=50.0).city == -1
+    assert nine.city_ids[nine.locate(float(lon), float(lat), t=150.0).city] == "added_1"

@@ -54,7 +54,7 @@ def test_layers_to_geopackage(run_cli, tmp_path):
     result = run_cli("layers", "--out", out)
     assert result.code == 0
     names = {name for name, _ in pyogrio.list_layers(out)}
-    assert {"cities", "zones", "roads", "hydrography", "land", "limits"} <= names
+    assert {"cities", "zones", "roads", "hydrography_lines", "land", "limits"} <= names
     cities = gpd.read_file(out, layer="cities")
     assert len(cities) == 6 and cities.crs.to_epsg() == 4326
     assert not list(tmp_path.glob(".*part*"))

@@ -168,11 +168,10 @@ def test_same_seed_same_field(network: RefugeNetwork, coarse: CoverageField) -> 
 def test_files_and_map_layer(coarse: CoverageField, tmp_path: object) -> None:
     out = tmp_path / "coverage.gpkg"  # type: ignore[operator]
     written = write_coverage(coarse, out)
-    assert [p.name for p in written] == ["coverage.gpkg", "coverage.png"]
+    assert [p.name for p in written] == ["coverage.gpkg"]
     cells = gpd.read_file(out, layer="coverage")
     assert len(cells) == len(coarse.p_asylum)
     assert {"time_h", "p_asylum", "city", "offroad_m", "road_m"} <= set(cells.columns)
-    assert written[1].read_bytes()[:4] == b"\x89PNG"
     layer = coverage_layer(coarse, cell_m=5_000.0)
     assert layer.crs.to_epsg() == 4326
     assert layer["value"].between(0, 1).all()

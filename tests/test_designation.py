@@ -5,7 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from geo import ALL_SIX, EAST_THREE, MOSES_THEN_JOSHUA, WEST_THREE, ParameterError
+from geo import (
+    ALL_SIX,
+    EAST_THREE,
+    MOSES_THEN_JOSHUA,
+    WEST_THREE,
+    ParameterError,
+    designate_three_more,
+)
 from geo.designation import as_timeline
 
 
@@ -44,3 +51,17 @@ def test_unordered_timeline_is_refused():
 def test_unknown_city_is_refused():
     with pytest.raises(ParameterError, match="jerusalem"):
         as_timeline({"hebron", "jerusalem"})
+
+
+def test_three_more_are_designated_after_the_six():
+    # Deuteronomy 19:8-9: three more cities beside the six, when the borders are enlarged
+    timeline = designate_three_more(MOSES_THEN_JOSHUA, ["a", "b", "c"], t=500.0)
+    assert timeline.activation_time == 14.0  # the six still decide when refuge begins
+    assert timeline.designation_times()["a"] == 500.0
+    assert timeline.events[-1].source.startswith("Deuteronomy 19:8-9")
+    with pytest.raises(ParameterError, match="three cities"):
+        designate_three_more(MOSES_THEN_JOSHUA, ["a", "b"], t=500.0)
+    with pytest.raises(ParameterError, match="three cities"):
+        designate_three_more(MOSES_THEN_JOSHUA, ["a", "b", "hebron"], t=500.0)
+    with pytest.raises(ParameterError, match="in order"):
+        designate_three_more(MOSES_THEN_JOSHUA, ["a", "b", "c"], t=1.0)

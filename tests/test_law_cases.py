@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from refuge_map.law import DISPUTES, Opinions, bearing_disputes, judge
+from refuge_map.law import DISPUTES, Case, Opinions, bearing_disputes, judge
 from refuge_map.law.casefiles import cases_dir, opinion_settings, shipped_cases
 from refuge_map.law.rules import VERDICT_RULES
 from refuge_map.law.ruling import Verdict
@@ -73,9 +73,19 @@ def test_quote_is_in_its_seed(path, shipped):
     def words(text: str) -> str:
         return re.sub(r"\s+", " ", text).strip()
 
-    assert words(shipped.seed.quote) in words(
-        (SEEDS / shipped.seed.file).read_text(encoding="utf-8")
-    )
+    for quoted in (shipped.seed, shipped.context):
+        if quoted is not None:
+            text = (SEEDS / quoted.file).read_text(encoding="utf-8")
+            assert words(quoted.quote) in words(text)
+
+
+@pytest.mark.parametrize(("path", "shipped"), SHIPPED, ids=CASE_IDS)
+def test_an_undetermined_case_names_what_it_asks(path, shipped):
+    ruling = judge(shipped.case)
+    if ruling.verdict == "undetermined" and ruling.trace[-1].asks:
+        assert ruling.asks and all(alt.verdict for alt in ruling.alternatives)
+    else:
+        assert not ruling.alternatives
 
 
 def test_file_names_number_the_cases():
@@ -83,12 +93,22 @@ def test_file_names_number_the_cases():
         assert re.fullmatch(rf"{number:03d}_[a-z0-9_]+\.yaml", path.name)
 
 
+def _traces(case: Case, opinions: Opinions) -> list[str]:
+    """The rules consulted on a case and, where it asks a fact, under every answer."""
+    ruling = judge(case, opinions)
+    rules = [step.rule for step in ruling.trace]
+    for alt in ruling.alternatives:
+        answered = Case.model_validate({**case.model_dump(), **alt.facts})
+        rules.extend(step.rule for step in judge(answered, opinions).trace)
+    return rules
+
+
 def test_shipped_cases_reach_every_rule_and_every_verdict():
     consulted = {
-        step.rule
+        rule
         for _, shipped in SHIPPED
         for setting, _ in shipped.expectations()
-        for step in judge(shipped.case, Opinions.model_validate(setting)).trace
+        for rule in _traces(shipped.case, Opinions.model_validate(setting))
     }
     assert {rule.__name__ for rule in VERDICT_RULES} <= consulted
     verdicts = {verdict for _, shipped in SHIPPED for verdict in shipped.expected.values()}

@@ -27,7 +27,7 @@ def test_judge_prints_the_verdict_and_the_trace(run_cli):
     assert result.code == 0, result.err
     assert f"Verdict: {expected['default']}" in result.out
     assert "Mishnah" in result.out or "Numbers" in result.out
-    assert "kind_of_killing" in result.out
+    assert "intent_of_the_act" in result.out
 
 
 def test_opinion_option_changes_the_verdict_as_the_case_expects(run_cli):

@@ -36,7 +36,14 @@ def test_layers_are_metric_and_complete(network):
         assert frame.crs == REGION_CRS
     assert network.roads.graph["crs"] == REGION_CRS
     assert (network.zones.geometry.contains(network.cities.geometry)).all()
-    assert set(network.layers()) >= {"cities", "zones", "roads", "hydrography", "land", "limits"}
+    assert set(network.layers()) >= {
+        "cities",
+        "zones",
+        "roads",
+        "hydrography_lines",
+        "land",
+        "limits",
+    }
     assert all(frame.crs.to_epsg() == 4326 for frame in network.layers().values())
 
 

@@ -16,15 +16,17 @@ import pytest
 
 from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
+from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, run_layers, save_map, static
-from refuge_map.render._coverage import P_CLASSES, p_class
-from refuge_map.render._html import esc, script_json
+from refuge_map.render import network_map, read_run_files, render_html, save_map, static
+from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
+from refuge_map.render._html import cited, esc, script_json
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
     category_color,
     category_label,
+    colour_meanings,
     event_category,
 )
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
@@ -135,8 +137,9 @@ def test_city_popup_tells_identification_side_designation_and_sources(network_pa
     for needle in [
         "קֶדֶשׁ",
         "Tel Kedesh (rank 1)",
-        "57%",
-        "Khirbet Qedish (score 56)",
+        "574 of 1000",
+        "Khirbet Qedish (OpenBible score 56 of 1000)",
+        "Tell Abu Qedeis (OpenBible score 8 of 1000; outside_naphtali)",
         "west of the Jordan",
         "designated from the start",
         "Josh 20:7",
@@ -171,7 +174,8 @@ def test_data_strings_are_escaped_everywhere(network, tmp_path):
     page = render_html(network_map(named, run=run), self_contained=False)
     assert PAYLOAD not in page and "`${alert(2)}`" not in page
     assert esc(PAYLOAD) in page
-    for field in ["Kedesh", "i0001-fugitive", "shechem", "Deuteronomy 19:6", "a chasing avenger."]:
+    linked = "Deuteronomy 19:6\\u003c/a>"  # a citation is linked to its text, the rest escaped
+    for field in ["Kedesh", "i0001-fugitive", "shechem", linked, "a chasing avenger."]:
         assert field + esc(text) in page, field
 
 
@@ -236,9 +240,13 @@ def test_run_tracks_are_on_a_time_slider(run_page):
     for role in ["fugitive", "avenger"]:
         assert f"refuge-agent refuge-{role}" in run_page
         assert f"track of the {role}" in run_page
-    assert "currentTime: 86400000" in run_page  # the first time, one day after the epoch
+    assert "currentTime: 86400000" in run_page  # the killing, one day after the epoch
+    assert "min after the killing" in run_page and "1800-01-01" not in run_page
     assert '"Flight and pursuit (time slider)"' in run_page
-    assert "<b>Run tiny-" in run_page and "<i>Three killings in error" in run_page
+    assert "<summary>What the map shows</summary>" in run_page
+    assert "<i>Three killings in error" in run_page and "Run tiny-" not in run_page
+    assert "<title>The cities of refuge: tiny</title>" in run_page
+    assert run_page.startswith('<!DOCTYPE html>\n<html lang="en">')
 
 
 def test_every_event_kind_has_a_category():
@@ -260,15 +268,41 @@ def test_run_events_are_grouped_and_cite_their_rule(run_dir, run_page):
     assert shown == len(events)
     arrival = events[events["kind"] == "arrival"].iloc[0]
     for label, value in [("rule", arrival["rule"]), ("source", arrival["citation"])]:
-        assert script_json(f"<th>{label}</th><td>{esc(value)}</td>")[1:-1] in run_page
+        assert script_json(f"<th>{label}</th><td>{cited(value)}</td>")[1:-1] in run_page
+    assert script_json('href="https://www.sefaria.org/Numbers.35.11-12"')[1:-1] in run_page
     assert "avenger sets out" in run_page and "refuge reached" in run_page
 
 
-def test_many_events_start_switched_off(network, run_dir, monkeypatch):
-    monkeypatch.setattr(run_layers, "SHOWN_EVENTS", 2)
-    page = render_html(network_map(network, run=run_dir), self_contained=False)
-    layers = re.findall(r'"Events: [^"]*\((\d+)\)" : (marker_layer_\w+)', page)
-    assert layers and all((f"{name}.addTo(" in page) == (int(n) <= 2) for n, name in layers)
+def test_events_are_clustered_with_their_count(run_page):
+    layers = re.findall(r'"Events: [^"]*\((\d+)\)" : (marker_layer_\w+)', run_page)
+    assert layers and all(f"{name}.addTo(" in run_page for _, name in layers)
+    beyond_six = ("Levitical cities (48)", "Signposts: miklat", "Bridges")  # marker layers too
+    others = sum(f'"{name}"' in run_page for name in beyond_six)
+    assert run_page.count("L.markerClusterGroup(") == len(layers) + others
+    assert "cluster.getChildCount()" in run_page
+
+
+@pytest.mark.parametrize(
+    ("text", "url"),
+    [
+        ("Mishnah Makkot 2:7", "Mishnah_Makkot.2.7"),
+        ("Numbers 35:20-21", "Numbers.35.20-21"),
+        ("Deut 19:6", "Deuteronomy.19.6"),
+        ("Makkot 12b", "Makkot.12b"),
+        ("Rambam, Rotzeach 5:9-10", "Mishneh_Torah,_Murderer_and_the_Preservation_of_Life.5.9-10"),
+    ],
+)
+def test_citations_link_to_sefaria(text, url):
+    html = cited(f"see {text}; <b>")
+    assert html == f'see <a href="https://www.sefaria.org/{url}" target="_blank" ' + (
+        f'rel="noopener">{esc(text)}</a>; &lt;b&gt;'
+    )
+
+
+def test_the_map_gives_each_colour_one_meaning():
+    colours = [*colour_meanings().values(), *(c.lower() for _, c in P_CLASSES), NO_VALUE]
+    repeated = {c for c in colours if colours.count(c) > 1}
+    assert repeated == set(), "a colour means two things"
 
 
 def test_script_json_cannot_end_the_script():
@@ -383,10 +417,29 @@ def test_iso_duration():
     assert _iso_duration(45) == "PT45S"
 
 
-def test_static_png(network, run_dir, tmp_path):
-    path = static_map(network, tmp_path / "map.png", run=read_run_files(run_dir))
+@pytest.mark.parametrize(
+    ("suffix", "magic"), [(".png", b"\x89PNG"), (".pdf", b"%PDF"), (".svg", b"<?xml")]
+)
+def test_static_figure_format_follows_the_suffix(network, run_dir, tmp_path, suffix, magic):
+    path = static_map(network, tmp_path / f"map{suffix}", run=read_run_files(run_dir))
     data = path.read_bytes()
-    assert data.startswith(b"\x89PNG") and len(data) > 20_000
+    assert data.startswith(magic) and len(data) > 20_000
+    if suffix == ".svg":  # the text of the figure is there: labels, scale, attribution
+        text = data.decode("utf-8")
+        assert all(f"<!-- {w}" in text for w in ["Shechem", "20 km", "Places: OpenBible.info"])
+
+
+def test_static_figure_refuses_other_suffixes(network, tmp_path):
+    with pytest.raises(RefugeError, match=r"FILE\.png, FILE\.pdf, FILE\.svg"):
+        static_map(network, tmp_path / "map.jpg")
+    assert not (tmp_path / "map.jpg").exists()
+
+
+def test_coverage_figure_has_the_map_furniture(network, tmp_path):
+    field = coverage_field(network, cell_m=10_000.0, draws=16)
+    text = static.coverage_figure(network, field, tmp_path / "c.svg").read_text("utf-8")
+    for word in ["Shechem", "Golan", "20 km", "Places: OpenBible.info", "P(reach asylum alive)"]:
+        assert f"<!-- {word}" in text, word
 
 
 def test_png_legend_counts_categories_and_says_when_thinned(network, run_dir, monkeypatch):
@@ -444,6 +497,16 @@ def test_cli_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, args, needle):
     assert result.err.count("\n") == 1 and not (tmp_path / "map.html").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [(["--out", "m.pdf"], "an HTML map needs FILE.html"), (["--png", "m.jpg"], "FILE.svg")],
+)
+def test_cli_refuses_a_file_of_the_wrong_kind(run_cli, tmp_path, args, needle):
+    result = run_cli("map", *(tmp_path / a if "." in a else a for a in args))
+    assert result.code == 2 and needle in result.err and result.err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_cli_needs_something_to_write(run_cli):
     result = run_cli("map")
     assert result.code == 2 and "nothing to write" in result.err
@@ -460,3 +523,13 @@ def test_the_same_map_gives_the_same_page(network: RefugeNetwork) -> None:
     second = render_html(network_map(network), self_contained=False)
     assert first == second
     assert "feature_group_00000000000000000000000000000001" in first
+
+
+def test_city_popups_link_to_their_gazetteer_entries(network, network_page):
+    own = network.places[network.places["feature_kind"] == "city_of_refuge"]
+    for place in own.itertuples(index=False):
+        if not pd.isna(place.openbible_modern_id):
+            url = f"https://www.openbible.info/geo/modern/{place.openbible_modern_id}/"
+            assert url in network_page, place.name
+        if not pd.isna(place.pleiades_id):
+            assert f"https://pleiades.stoa.org/places/{place.pleiades_id}" in network_page

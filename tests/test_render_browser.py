@@ -84,6 +84,20 @@ def agent_positions(page) -> list[str]:
     return page.eval_on_selector_all("path.refuge-agent", "ps => ps.map(p => p.getAttribute('d'))")
 
 
+def events_shown(page) -> int:
+    """The events the page shows: those alone, and those counted in the clusters' discs."""
+    counts = page.eval_on_selector_all(".refuge-cluster div", "ds => ds.map(d => +d.textContent)")
+    return page.locator("path.refuge-event").count() + sum(counts)
+
+
+def zoom_to(page, lat: float, lon: float, zoom: int) -> None:
+    page.evaluate(
+        f"window[document.querySelector('.folium-map').id].setView([{lat}, {lon}], {zoom},"
+        " {animate: false})"
+    )
+    page.wait_for_timeout(300)
+
+
 def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     path = save_map(network_map(network), tmp_path / "network.html", self_contained=True)
     seen = visit(browser, path)
@@ -124,7 +138,8 @@ def test_run_map_slider_moves_the_agents(browser, network: RefugeNetwork, tmp_pa
     page.wait_for_timeout(500)
     after = agent_positions(page)
     assert after and after != before
-    assert page.locator("path.refuge-event").count() == 9
+    assert "after the killing" in page.inner_text(".timecontrol-date")
+    assert events_shown(page) == 9  # in count discs and alone
     page.screenshot(path=tmp_path / "run.png")
     assert_offline_and_clean(seen)
 
@@ -150,9 +165,42 @@ def test_event_popups_cite_the_rule_and_show_hostile_text_as_text(
     path = save_map(network_map(network, run=run), tmp_path / "run.html", self_contained=True)
     seen = visit(browser, path)
     page = seen.page
+    zoom_to(page, 32.2136, 35.2819, 14)  # Shechem, where the clusters fall apart
     page.locator("path.refuge-event-refuge").first.dispatch_event("click")  # under a city
     popup = page.inner_text(".leaflet-popup-content")
     assert popup.startswith("arrival") and "rule" in popup and "source" in popup
     assert "Numbers 35:11-12" in popup and PAYLOAD in popup
+    assert "after the killing" in popup
+    link = page.locator(".leaflet-popup-content a[href^='https://www.sefaria.org/']").first
+    assert link.get_attribute("target") == "_blank"
     assert page.locator("img[src='x']").count() == 0
     assert_offline_and_clean(seen)
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1920, 1080)])
+def test_the_legend_covers_no_city_label(browser, network: RefugeNetwork, tmp_path, size):
+    path = save_map(network_map(network), tmp_path / "network.html", self_contained=True)
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(path.as_uri())
+    page.wait_for_selector(".refuge-city-label")
+    legend = page.locator(".refuge-legend").bounding_box()
+    assert legend["y"] + legend["height"] <= height and legend["x"] + legend["width"] <= width
+    labels = page.locator(".refuge-city-label")
+    assert labels.count() == 6
+    for i in range(6):
+        box = labels.nth(i).bounding_box()
+        apart = (
+            box["x"] >= legend["x"] + legend["width"]
+            or box["x"] + box["width"] <= legend["x"]
+            or box["y"] >= legend["y"] + legend["height"]
+            or box["y"] + box["height"] <= legend["y"]
+        )
+        assert apart, f"the legend covers {labels.nth(i).inner_text()}"
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width  # in the view
+    assert page.title() == "The cities of refuge"
+    page.screenshot(path=tmp_path / f"layout-{width}x{height}.png")
+    page.locator(".refuge-legend summary").click()  # it folds up
+    assert page.locator(".refuge-legend").bounding_box()["height"] < 40
+    page.screenshot(path=tmp_path / f"layout-{width}x{height}-folded.png")
+    page.close()

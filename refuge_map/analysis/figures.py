@@ -8,7 +8,8 @@ from matplotlib.axes import Axes
 from numpy.typing import ArrayLike
 
 from geo import RefugeNetwork
-from refuge_map.analysis.coverage_grid import ACTIVATION_SOURCE, LandGrid, study_area
+from geo.land_grid import LandGrid, study_area
+from refuge_map.analysis.coverage_grid import ACTIVATION_SOURCE
 
 #: The attribution line every map carries (data/README.md).
 ATTRIBUTION = (

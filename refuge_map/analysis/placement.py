@@ -14,10 +14,12 @@ from pyproj import Geod
 from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
 
-from geo import ParameterError, RefugeNetwork, to_lonlat, to_metric
+from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
+from geo.designation import THREE_MORE, THREE_MORE_SOURCE, AddedCity, designate_three_more
+from geo.land_grid import LandGrid
+from geo.places import selectable_sites
 from geo.roads import WALK_SPEED_M_S
 from refuge_map.analysis._roads import road_distance_matrix
-from refuge_map.analysis.coverage_grid import LandGrid
 from refuge_map.analysis.stretches import STRETCH_SOURCE
 
 #: Numbers 35:14: three cities beyond the Jordan and three in the land of Canaan.
@@ -31,8 +33,9 @@ _SAME_POINT_M = 1.0
 def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.GeoDataFrame:
     """The places a city of refuge may be put: gazetteer sites and, optionally, road nodes.
 
-    Gazetteer sites are every identification candidate of every city (the network's chosen
-    six among them); road nodes are the named waypoints of the road graph (the ancient sites the
+    Gazetteer sites are every selectable identification of every city (`geo.places.
+    selectable_sites`: not those OpenBible's sources reject; the network's chosen six among
+    them); road nodes are the named waypoints of the road graph (the ancient sites the
     roads pass; gates and other unnamed split points are artefacts of the present zones and are
     left out). A road node within a metre of a gazetteer site is the same place and is dropped.
     The side of the Jordan is the land polygon (`network.land`) holding the point.
@@ -43,7 +46,7 @@ def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.G
         Indexed 0..n-1 with ``id`` (the site id, or ``node_<graph id>``), ``name``, ``kind``
         (``"site"`` or ``"road_node"``) and ``side``; Point geometry in the metric CRS.
     """
-    places = network.places[network.places["city"].notna()]
+    places = selectable_sites(network.places)
     frames = [
         pd.DataFrame(
             {
@@ -370,6 +373,77 @@ def _equal_stretches(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> ND
     historical = _historical(network, candidates)
     east = historical[candidates["side"].to_numpy()[historical] == "east"]
     return np.sort(np.concatenate([picked, east]))
+
+
+def three_more(network: RefugeNetwork, grid: LandGrid, *, road_nodes: bool = True) -> Placement:
+    """Where three more cities would serve best beside the historical six (Deut 19:8-9).
+
+    "If the LORD enlarges your border ... you shall add three more cities to these three"
+    (Deuteronomy 19:8-9; Rambam, Rotzeach 8:4: in the days of the Messiah). The six stay; the
+    three are the `candidate_sites` (not already among the six) that minimise the mean distance
+    from the land to its nearest city, nine in all: a p-median with the six fixed, solved
+    exactly by `p_median` with the six's nearest distance as one always-open column.
+
+    The land is `grid`, the present study area: the enlarged borders the verse speaks of lie
+    beyond the data (which ends at lon 34-37, lat 29.5-33.6), so this answers where three more
+    would serve best within the land the data hold.
+
+    Returns
+    -------
+    Placement
+        ``sites`` the three new sites; ``mean_km``, ``worst_km`` and ``cell_km`` for all nine.
+    """
+    candidates = candidate_sites(network, road_nodes=road_nodes)
+    cost = cost_matrix(network, grid, candidates)
+    weight = grid.weight_km2
+    six = _historical(network, candidates)
+    free = np.setdiff1d(np.arange(len(candidates)), six)
+    extended = np.column_stack([nearest_km(cost, six), cost[:, free]])
+    side = np.array(["six", *["new"] * len(free)])
+    chosen = p_median(extended, weight, side, per_side={"six": 1, "new": THREE_MORE})
+    new = free[chosen[chosen > 0] - 1]
+    nine = np.sort(np.concatenate([six, new]))
+    mean_km, worst_km = evaluate(cost, weight, nine)
+    return Placement(
+        "three more",
+        candidates.iloc[new],
+        mean_km,
+        worst_km,
+        nearest_km(cost, nine),
+        THREE_MORE_SOURCE,
+    )
+
+
+def designate_more(network: RefugeNetwork, placement: Placement, *, t: float) -> RefugeNetwork:
+    """The network again, with `placement`'s three sites designated as cities of refuge at `t`.
+
+    The designation step of Deuteronomy 19:8-9 (`geo.designation.designate_three_more`): the
+    network is reloaded from its data folder with its own options, the three added as cities
+    (ids ``added_1`` .. ``added_3``) that protect from `t`.
+
+    Raises
+    ------
+    geo.ParameterError
+        If the placement does not hold three sites, or `t` comes before the last designation.
+    """
+    lon, lat = to_lonlat(placement.sites.geometry.x, placement.sites.geometry.y)
+    added = tuple(
+        AddedCity(f"added_{i + 1}", str(name), float(x), float(y))
+        for i, (name, x, y) in enumerate(zip(placement.sites["name"], lon, lat, strict=True))
+    )
+    ids = [city.id for city in added]
+    options = network.options
+    return load_network(
+        network.data_dir,
+        cubit_m=options["cubit_m"],
+        techum=options["techum"],
+        techum_cubits=options["techum_cubits"],
+        candidates=options["candidates"],
+        bough_opinion=options["bough_opinion"],
+        refuges=options.get("refuges", "six"),
+        added_cities=added,
+        designated=designate_three_more(network.designation, ids, t=t),
+    )
 
 
 def compare_placements(placed: Mapping[str, Placement]) -> pd.DataFrame:

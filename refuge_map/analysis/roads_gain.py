@@ -11,7 +11,7 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import RefugeNetwork
-from refuge_map.analysis.coverage_grid import LandGrid
+from geo.land_grid import LandGrid
 from refuge_map.coverage import CoverageField, SpeedDraws, delay_cdf, overtaken_probability
 from refuge_map.errors import RefugeError
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import Geod
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
+from geo.places import selectable_sites
 from refuge_map.analysis._roads import road_distance_matrix
 
 #: Deut 19:3 "divide the borders of your land into three"; Makkot 9b reads it as four equal
@@ -330,7 +331,7 @@ def candidate_sensitivity(
     -------
     pandas.DataFrame
         One row per (city, candidate site): ``rank``, ``modern_identification``,
-        ``confidence``, ``moved_km`` (from the best site), for each of straight and roads the
+        ``openbible_score``, ``moved_km`` (from the best site), for each of straight and roads the
         stretches' ``cv_*`` and ``max_min_*`` and the equalizing border distance
         ``outer_km_*``, then ``pair_km`` and ``pair_north_offset_km`` for the city's pair
         across the Jordan, and ``source``.
@@ -341,7 +342,7 @@ def candidate_sensitivity(
         For an unknown city.
     """
     base = network_loader()
-    sites = base.places[base.places["city"].notna()].sort_values(["city", "rank"])
+    sites = selectable_sites(base.places).sort_values(["city", "rank"])
     chosen = list(cities) if cities is not None else _cities_with_alternatives(sites)
     unknown = sorted(set(chosen) - set(base.city_ids))
     if unknown:
@@ -359,7 +360,7 @@ def candidate_sensitivity(
                     "site_id": site.id,
                     "rank": site.rank,
                     "modern_identification": site.modern_identification,
-                    "confidence": site.confidence_score / 1000.0,
+                    "openbible_score": site.openbible_score,
                     "moved_km": float(moved[0]),
                     **_measures(net, city, south=south, north=north),
                     "source": STRETCH_SOURCE,

@@ -8,7 +8,7 @@ import pandas as pd
 import shapely
 
 from geo import RefugeNetwork
-from refuge_map.analysis.coverage_grid import study_area
+from geo.land_grid import study_area
 
 #: Where the breadth, the cubit and the squaring come from.
 TECHUM_SOURCE = (

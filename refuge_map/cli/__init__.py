@@ -12,6 +12,7 @@ from geo import GeoError
 # Each command module registers its commands on `app` when imported.
 from refuge_map.cli import (  # noqa: F401
     demo_command,
+    explore_command,
     geo_commands,
     law_commands,
     map_commands,

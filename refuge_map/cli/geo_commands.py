@@ -10,10 +10,11 @@ from rich.console import Console
 
 from geo import BOUGH_OPINIONS, CUBIT_PRESETS, load_network
 from geo.asylum import KIND_CITATIONS
+from geo.lpf import places_lpf
 from geo.zones import TECHUM_MODES
 from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
-from refuge_map.io import write_layers
+from refuge_map.io import LPF_SUFFIX, write_layers, write_lpf
 
 console = Console()
 
@@ -36,14 +37,24 @@ def parse_cubit(text: str) -> float | str:
 @app.command()
 def layers(
     out: Annotated[
-        Path, typer.Option("--out", help="FILE.gpkg, or FILE.geojson (one file per layer).")
+        Path,
+        typer.Option(
+            "--out",
+            help="FILE.gpkg, FILE.geojson (one file per layer), or FILE.lpf.json (the places "
+            "as Linked Places Format).",
+        ),
     ],
     cubit: CubitOption = "naeh",
     techum: TechumOption = "squared",
 ) -> None:
-    """Write every layer of the network (cities, zones, roads, hydrography, land, limits)."""
+    """Write every layer of the network (cities, zones, roads, hydrography, land, limits), or
+    the gazetteer's places as Linked Places Format."""
     network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
-    for path in write_layers(network.layers(), out):
+    if out.name.endswith(LPF_SUFFIX):
+        written = write_lpf(places_lpf(network.places), out)
+    else:
+        written = write_layers(network.layers(), out)
+    for path in written:
         console.print(f"wrote {path}")
 
 

@@ -12,9 +12,10 @@ from rich.table import Table
 
 from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
-from refuge_map.law import DISPUTES, Ruling, judge, rulings_across_opinions
+from refuge_map.law import DISPUTES, PRESETS, Ruling, judge, rulings_across_opinions
 from refuge_map.law.casefiles import cases_dir, load_case_file, parse_opinions, shipped_cases
 from refuge_map.law.reference import vocabulary_markdown
+from refuge_map.law.rules import describe
 
 
 @app.command("judge")
@@ -27,7 +28,8 @@ def judge_command(
         typer.Option(
             "--opinion",
             "-o",
-            help=f"RULE=SAGE, repeatable; RULE is one of {', '.join(DISPUTES)}.",
+            help=f"RULE=SAGE, repeatable; RULE is one of {', '.join(DISPUTES)}; or "
+            f"preset=NAME ({', '.join(PRESETS)}) to set every dispute at once.",
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")] = False,
@@ -91,6 +93,14 @@ def _show_ruling(ruling: Ruling) -> None:
         opinion = f"{step.dispute}={step.opinion}" if step.dispute else ""
         table.add_row(str(number), step.rule, step.citation, opinion, step.finding)
     console.print(table)
+    if ruling.alternatives:
+        asked = Table(title=f"Undetermined: the case does not state {', '.join(ruling.asks)}")
+        for column in ("if", "verdict", "because"):
+            asked.add_column(column, overflow="fold")
+        for alt in ruling.alternatives:
+            facts = ", ".join(f"{key}: {describe(value)}" for key, value in alt.facts.items())
+            asked.add_row(facts, alt.verdict, alt.reason)
+        console.print(asked)
     if ruling.consequences:
         more = ruling.consequences
         term = (

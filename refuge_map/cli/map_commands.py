@@ -14,7 +14,8 @@ from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
 from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.errors import RefugeError
 from refuge_map.render import network_map, read_coverage_file, read_run_files, save_map
-from refuge_map.render.static import static_map
+from refuge_map.render.save import html_path
+from refuge_map.render.static import figure_path, static_map
 from refuge_map.simulation import Scenario, load_scenario
 
 
@@ -36,7 +37,10 @@ def map_command(
         str, typer.Option("--tiles", help="Basemap by xyzservices name, or none.")
     ] = "none",
     png: Annotated[
-        Path | None, typer.Option("--png", help="Also (or only) a static picture (FILE.png).")
+        Path | None,
+        typer.Option(
+            "--png", help="Also (or only) a static figure: FILE.png, FILE.pdf or FILE.svg."
+        ),
     ] = None,
     coverage: Annotated[
         Path | None,
@@ -62,6 +66,10 @@ def map_command(
     coverage field) on a map."""
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
+    if out is not None:
+        html_path(out)
+    if png is not None:
+        figure_path(png)
     network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
     loaded = read_run_files(run) if run is not None else None
     if out is not None:

@@ -29,6 +29,8 @@ from refuge_map.coverage import (
     scenario_coverage,
     write_coverage,
 )
+from refuge_map.render.static import coverage_figure
+from refuge_map.simulation import scenario_network
 from refuge_map.simulation.scenario import Scenario, load_scenario
 
 console = Console()
@@ -159,7 +161,11 @@ def coverage_command(
         else Scenario(name="coverage", generate={"n": 1})  # type: ignore[arg-type]
     )
     field = scenario_coverage(scenario, cell_m=cell_m, draws=draws)
-    for path in write_coverage(field, out):
+    figure = Path(out).with_suffix(".png")
+    for path in [
+        *write_coverage(field, out),
+        coverage_figure(scenario_network(scenario), field, figure),
+    ]:
         console.print(f"wrote {path}")
     reached = field.p_asylum
     console.print(

@@ -7,11 +7,13 @@ Pure logic over the facts of a killing; it knows no geometry. Reading case files
 
 from refuge_map.law.case import Case, ContradictoryFactsError, Killer, Victim
 from refuge_map.law.judge import bearing_disputes, judge, rulings_across_opinions
-from refuge_map.law.opinions import DISPUTES, Dispute, Opinions
-from refuge_map.law.ruling import Consequences, Ruling, TraceStep, Verdict
+from refuge_map.law.opinions import DISPUTES, PRESETS, Dispute, Opinions, preset
+from refuge_map.law.ruling import Alternative, Consequences, Ruling, TraceStep, Verdict
 
 __all__ = [
     "DISPUTES",
+    "PRESETS",
+    "Alternative",
     "Case",
     "Consequences",
     "ContradictoryFactsError",
@@ -24,5 +26,6 @@ __all__ = [
     "Victim",
     "bearing_disputes",
     "judge",
+    "preset",
     "rulings_across_opinions",
 ]

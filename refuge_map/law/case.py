@@ -23,14 +23,22 @@ Act = Literal[
     "other_movement",
 ]
 Movement = Literal["downward", "upward", "level"]
-Place = Literal["public_domain", "forest", "own_courtyard"]
+Place = Literal[
+    "public_domain", "forest", "own_courtyard", "another_courtyard", "neither_may_enter"
+]
 Purpose = Literal[
     "optional", "father_disciplining_son", "teacher_disciplining_pupil", "court_agent_lashing"
 ]
 Relation = Literal["none", "father_of_victim", "son_of_victim", "teacher_of_victim"]
 Instrument = Literal["not_stated", "iron", "stone", "wood", "hand", "other"]
-Target = Literal[
-    "nobody", "the_victim", "another_person", "an_animal", "a_gentile", "a_nonviable_infant"
+Intent = Literal[
+    "kill_victim",
+    "kill_another_person",
+    "kill_animal",
+    "kill_gentile",
+    "kill_nonviable_fetus",
+    "strike",
+    "none",
 ]
 Spot = Literal["loins", "heart", "adult", "minor"]
 Status = Literal["israelite", "resident_alien"]
@@ -44,11 +52,26 @@ MOVEMENT_OF_ACT: dict[str, Movement] = {
     "descending_ladder": "downward",
     "climbing_ladder": "upward",
 }
+# Mishnah Makkot 2:1's general principle reaches every act that has a direction; these have one
+# that the case must state (a throw, a blow, a hurl, any other movement). A push of a person is
+# not among them: Numbers 35:22 exiles the sudden push without asking its direction.
+DIRECTED_ACTS: frozenset[str] = frozenset(
+    {"throwing_stone", "striking", "hurling", "other_movement"}
+)
 # Numbers 35:16-23: the acts by which one person's blow or throw reaches another.
 BLOWS: frozenset[str] = frozenset({"throwing_stone", "striking", "pushing_person", "hurling"})
 THROWS: frozenset[str] = frozenset({"throwing_stone", "hurling"})
 # Places every person may enter (Mishnah Makkot 2:2: "like the forest").
 OPEN_PLACES: frozenset[str] = frozenset({"public_domain", "forest"})
+COURTYARDS: frozenset[str] = frozenset({"own_courtyard", "another_courtyard"})
+# Intents of one who meant to kill or strike someone (Numbers 35:16-21; Mishnah Sanhedrin 9:2).
+DELIBERATE: frozenset[str] = frozenset({"kill_victim", "kill_another_person", "strike"})
+# Mishnah Sanhedrin 9:2: he meant to kill one whose killing is not murder, and killed a person.
+EXEMPT_TARGETS: dict[str, str] = {
+    "kill_animal": "an animal",
+    "kill_gentile": "a gentile",
+    "kill_nonviable_fetus": "a non-viable fetus",
+}
 # Mishnah Sanhedrin 9:2: the heart dies of a lighter blow than the loins, a minor than an adult.
 VULNERABILITY: dict[str, tuple[str, int]] = {
     "loins": ("body", 0),
@@ -135,10 +158,15 @@ class Victim(_Facts):
 class Case(_Facts):
     """The facts of one killing, as the Mishnah and the Torah state them.
 
-    Every field has a default describing the plain case (an Israelite killing an Israelite by
-    accident in the public domain, in the course of an optional act), so a case file states only
-    what its source states. Contradictory facts raise `ContradictoryFactsError` (wrapped by pydantic
-    in a `ValidationError`).
+    Two kinds of fact. *Questions* default to ``null`` (not stated): ``intent``, ``movement``
+    for an act with a direction, ``victim_right_of_entry`` in a courtyard, the instrument and the
+    force; where the verdict turns on one, the ruling is ``undetermined`` and names it with the
+    verdict each answer gives. *Presumptions* are facts the Mishnah itself rules without stating,
+    naming the other value as an exception ("except for a resident alien", "a blind person",
+    "an enemy", "his own courtyard"): the killer and victim are Israelites, not blind, no
+    enemies, no relatives, in the course of an optional act, in a place the victim may enter. A
+    trace line on a presumption says "not stated", never the fact. Contradictory facts raise
+    `ContradictoryFactsError` (wrapped by pydantic in a `ValidationError`).
     """
 
     act: Act = Field(
@@ -146,33 +174,47 @@ class Case(_Facts):
         "pushing_roller / pulling_up_roller (a roof roller), lowering_cask / raising_cask, "
         "descending_ladder / climbing_ladder, blade_slipped (the iron slipped from its handle), "
         "chip_flew (a chip flew from the log being split), throwing_stone, striking, "
-        "pushing_person, hurling, or other_movement (any other act; give `movement`)."
+        "pushing_person, hurling, or other_movement (any other act)."
+    )
+    intent: Intent | None = Field(
+        None,
+        description="What he meant (a question: null when not stated): kill_victim, "
+        "kill_another_person (R. Shimon's 'this one and killed that one'), kill_animal, "
+        "kill_gentile, kill_nonviable_fetus (Mishnah Sanhedrin 9:2), strike (a blow meant to "
+        "strike, not to kill: Sanhedrin 9:2's 'intended to strike', a father's or teacher's "
+        "discipline), or none (Numbers 35:22-23: suddenly, without enmity, without lying in "
+        "wait, seeing him not; Mishnah Makkot 2:1: 'one who kills in error').",
     )
     movement: Movement | None = Field(
         None,
-        description="Direction of the movement that caused the death (Mishnah Makkot 2:1). "
-        "Implied by the roller, cask and ladder acts; required for other_movement.",
+        description="Direction of the movement that caused the death (Mishnah Makkot 2:1's "
+        "general principle). Implied by the roller, cask and ladder acts; a question for a "
+        "throw, a blow, a hurl or any other movement (not for a push: Numbers 35:22).",
     )
-    place: Place = Field(
-        "public_domain",
-        description="Where the victim was struck: public_domain, forest (open to both, "
-        "Deut 19:5), or own_courtyard (the killer's own courtyard), Mishnah Makkot 2:2.",
+    place: Place | None = Field(
+        None,
+        description="Where the victim was struck (Mishnah Makkot 2:2): public_domain, forest "
+        "(open to both, Deut 19:5), own_courtyard (the killer's), another_courtyard (someone "
+        "else's), neither_may_enter (the Hebrew's 'where neither victim nor slayer may enter'). "
+        "Null: not stated, presumed a place the victim may enter (Mishnah Makkot 2:1 rules "
+        "without naming one).",
     )
     victim_right_of_entry: bool | None = Field(
         None,
-        description="The victim had a right to be where he was struck (Mishnah Makkot 2:2). "
-        "Implied for the public domain and the forest; required for own_courtyard.",
+        description="The victim had a right to be where he was struck (Mishnah Makkot 2:2): "
+        "implied for the public domain and the forest, false where neither may enter, a "
+        "question in a courtyard.",
     )
-    victim_put_head_out_after_throw: bool = Field(
-        False,
+    victim_put_head_out_after_throw: bool | None = Field(
+        None,
         description="The victim put his head out only after the stone had left the thrower's "
-        "hand (R. Eliezer ben Jacob, Mishnah Makkot 2:2).",
+        "hand (R. Eliezer ben Jacob, Mishnah Makkot 2:2); a question under his opinion only.",
     )
     purpose: Purpose = Field(
         "optional",
         description="Whether the act was optional (like hewing wood) or a duty: a father "
         "disciplining his son, a teacher his pupil, an agent of the court giving lashes "
-        "(Abba Shaul, Mishnah Makkot 2:2).",
+        "(Abba Shaul, Mishnah Makkot 2:2). Presumed optional.",
     )
     relation: Relation = Field(
         "none",
@@ -180,17 +222,19 @@ class Case(_Facts):
     )
     instrument: Instrument = Field(
         "not_stated",
-        description="What a deliberate blow was struck with: iron, stone, wood, hand, other "
-        "(Numbers 35:16-18, 21).",
+        description="What the blow or throw was made with: iron, stone, wood, hand, other "
+        "(Numbers 35:16-18, 21, 23); a throwing_stone act is of stone.",
     )
     instrument_could_kill: bool | None = Field(
         None,
         description="The stone, wood or other instrument is one 'whereby a man may die' "
-        "(Numbers 35:17-18); unread for iron (35:16) and for the hand of an enemy (35:21).",
+        "(Numbers 35:17-18 for a deliberate blow, 35:23 for a stone cast in error); unread for "
+        "iron (35:16) and the hand (35:21).",
     )
     enmity: bool = Field(
         False,
-        description="The killer was the victim's enemy (Numbers 35:20-23; Mishnah Makkot 2:3).",
+        description="The killer was the victim's enemy (Numbers 35:20-23; Mishnah Makkot 2:3). "
+        "Presumed not: the Mishnah names the enemy as an exception.",
     )
     lying_in_wait: bool = Field(
         False, description="The killer lay in wait for the victim (Numbers 35:20, 22)."
@@ -205,31 +249,24 @@ class Case(_Facts):
         description="The killer saw the victim before the accident; null when the source does "
         "not say (Numbers 35:23, 'seeing him not').",
     )
-    intended_target: Target = Field(
-        "nobody",
-        description="Whom he meant to kill, or to strike with a blow that could kill: nobody "
-        "(an accident, or a disciplining blow), the_victim, "
-        "another_person (R. Shimon's 'this one and killed that one'), an_animal, a_gentile, "
-        "a_nonviable_infant (Mishnah Sanhedrin 9:2).",
-    )
     aimed_at: Spot | None = Field(
         None,
-        description="Where or whom the blow was aimed at: loins or heart of the same person, "
-        "an adult or a minor (Mishnah Sanhedrin 9:2).",
+        description="Where or whom the blow or throw was aimed at: loins or heart of the same "
+        "person, an adult or a minor (Mishnah Sanhedrin 9:2).",
     )
     landed_on: Spot | None = Field(
-        None, description="Where or whom the blow landed (Mishnah Sanhedrin 9:2)."
+        None, description="Where or whom it landed (Mishnah Sanhedrin 9:2)."
     )
     force_could_kill_where_aimed: bool | None = Field(
         None,
-        description="The blow had enough strength to kill where or whom it was aimed at "
+        description="It had enough strength to kill where or whom it was aimed at "
         "(Mishnah Sanhedrin 9:2).",
     )
     force_could_kill_where_landed: bool | None = Field(
         None,
-        description="The blow had enough strength to kill where or whom it landed; null when the "
-        "source does not say (derived where the landing spot is as vulnerable or less), "
-        "Mishnah Sanhedrin 9:2.",
+        description="It had enough strength to kill where or whom it landed (derived where the "
+        "landing spot is as vulnerable or more, Mishnah Sanhedrin 9:2); for a push or a blow of "
+        "the hand, whether its force could kill.",
     )
     inside_city_of_refuge: bool = Field(
         False,
@@ -245,9 +282,18 @@ class Case(_Facts):
         return MOVEMENT_OF_ACT.get(self.act, self.movement)
 
     @property
-    def right_of_entry(self) -> bool:
+    def entry(self) -> bool | None:
         """Whether the victim had a right to be where he was struck (Mishnah Makkot 2:2)."""
-        return self.place in OPEN_PLACES or bool(self.victim_right_of_entry)
+        if self.place is None or self.place in OPEN_PLACES:
+            return True
+        if self.place == "neither_may_enter":
+            return False
+        return self.victim_right_of_entry
+
+    @property
+    def weapon(self) -> str:
+        """The instrument, a stone for a throwing_stone act."""
+        return "stone" if self.act == "throwing_stone" else self.instrument
 
     @model_validator(mode="after")
     def _consistent(self) -> Case:
@@ -264,45 +310,47 @@ def _movement_matches_act(case: Case) -> None:
             case.movement,
             f"contradictory facts: act {case.act!r} is a {implied} movement, not {case.movement}",
         )
-    if case.act == "other_movement" and case.movement is None:
+    if case.movement is not None and not implied and case.act not in DIRECTED_ACTS:
         raise ContradictoryFactsError(
-            "movement", None, f"act 'other_movement' needs a movement: one of {_choices(Movement)}"
+            "movement",
+            case.movement,
+            f"act {case.act!r} takes no movement; the acts with one: "
+            f"{_choices(sorted(DIRECTED_ACTS))}",
         )
 
 
 def _entry_matches_place(case: Case) -> None:
-    if case.place in OPEN_PLACES and case.victim_right_of_entry is False:
+    entry = case.victim_right_of_entry
+    if case.place in OPEN_PLACES and entry is False:
         raise ContradictoryFactsError(
             "victim_right_of_entry",
             False,
             f"contradictory facts: everyone has a right of entry to the {case.place}",
         )
-    if case.place == "own_courtyard" and case.victim_right_of_entry is None:
+    if case.place == "neither_may_enter" and entry is True:
         raise ContradictoryFactsError(
-            "victim_right_of_entry",
-            None,
-            "a killing in the killer's own courtyard must say whether the victim had a right "
-            "of entry (true or false)",
+            "victim_right_of_entry", True, "contradictory facts: a place neither may enter"
+        )
+    if case.place is None and entry is not None:
+        raise ContradictoryFactsError(
+            "victim_right_of_entry", entry, "a right of entry needs a place"
         )
 
 
 def _intent_matches_act(case: Case) -> None:
-    if case.intended_target != "nobody" and case.act not in BLOWS:
-        raise ContradictoryFactsError(
-            "intended_target",
-            case.intended_target,
-            f"contradictory facts: a blow meant for someone needs a blow act "
-            f"({_choices(sorted(BLOWS))}), not {case.act!r}",
-        )
-    if case.lying_in_wait and case.intended_target == "nobody":
+    if case.lying_in_wait and case.intent in ("none", None):
         raise ContradictoryFactsError(
             "lying_in_wait", True, "contradictory facts: one who lies in wait means the blow"
         )
-    if case.victim_put_head_out_after_throw and case.act not in THROWS:
+    if case.victim_put_head_out_after_throw is not None and case.act not in THROWS:
         raise ContradictoryFactsError(
             "victim_put_head_out_after_throw",
-            True,
+            case.victim_put_head_out_after_throw,
             f"contradictory facts: nothing left the hand of one who was {case.act!r}",
+        )
+    if case.act == "throwing_stone" and case.instrument not in ("not_stated", "stone"):
+        raise ContradictoryFactsError(
+            "instrument", case.instrument, "contradictory facts: a thrown stone is a stone"
         )
 
 
@@ -330,9 +378,12 @@ def _aim_is_consistent(case: Case) -> None:
     if aimed is None or landed is None:
         missing = "aimed_at" if aimed is None else "landed_on"
         raise ContradictoryFactsError(missing, None, "aimed_at and landed_on go together")
-    if case.intended_target == "nobody":
+    if case.intent not in DELIBERATE:
         raise ContradictoryFactsError(
-            "aimed_at", aimed, "contradictory facts: a blow aimed somewhere was meant for someone"
+            "aimed_at",
+            aimed,
+            f"contradictory facts: a blow aimed somewhere was meant: intent one of "
+            f"{_choices(sorted(DELIBERATE))}",
         )
     (kind_aimed, rank_aimed), (kind_landed, rank_landed) = (
         VULNERABILITY[aimed],
@@ -341,13 +392,6 @@ def _aim_is_consistent(case: Case) -> None:
     if kind_aimed != kind_landed:
         raise ContradictoryFactsError(
             "landed_on", landed, f"contradictory facts: aimed at {aimed} but landed on {landed}"
-        )
-    if kind_aimed == "age" and aimed != landed and case.intended_target != "another_person":
-        raise ContradictoryFactsError(
-            "intended_target",
-            case.intended_target,
-            f"contradictory facts: a blow aimed at an {aimed} that lands on a {landed} was meant "
-            "for another_person",
         )
     where_aimed, where_landed = (
         case.force_could_kill_where_aimed,

@@ -12,10 +12,11 @@ from geo import default_data_dir
 from refuge_map._loading import read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError
-from refuge_map.law.opinions import DISPUTES, Opinions
+from refuge_map.law.opinions import DISPUTES, PRESETS, Opinions, preset
 from refuge_map.law.ruling import ExileWithin, Verdict
 
 DEFAULT_KEY = "default"
+PRESET_KEY = "preset"
 
 
 def cases_dir() -> Path:
@@ -50,6 +51,11 @@ class ShippedCase(_Frozen):
 
     title: str
     seed: SeedQuote
+    context: SeedQuote | None = Field(
+        None,
+        description="A sentence of the sources that frames the quote and states a fact it "
+        "presupposes, e.g. Mishnah Makkot 2:1's 'one who kills in error' (intent: none).",
+    )
     case: Case
     expected: dict[str, Verdict]
     consequences: ExpectedConsequences | None = None
@@ -161,7 +167,9 @@ def _model_at(model: type[BaseModel], loc: tuple[str, ...]) -> type[BaseModel] |
 
 
 def parse_opinions(settings: Iterable[str], *, source: str = "--opinion") -> Opinions:
-    """Read `RULE=SAGE` settings (e.g. ``blade=rabbi``) over the defaults.
+    """Read `RULE=SAGE` settings (e.g. ``blade=rabbi``, ``preset=codified``) over the defaults.
+
+    A ``preset=NAME`` setting sets every dispute at once (`PRESETS`); settings after it override.
 
     Raises
     ------
@@ -179,17 +187,30 @@ def parse_opinions(settings: Iterable[str], *, source: str = "--opinion") -> Opi
 
 
 def opinions_from(chosen: dict[str, str], *, source: str | None) -> Opinions:
-    """Build `Opinions` from a mapping of dispute key to sage, checking both.
+    """Build `Opinions` from a mapping of dispute key to sage (or ``preset``), checking both.
 
     Raises
     ------
     RefugeError
         On an unknown dispute key or an unknown sage, naming the valid choices.
     """
+    chosen = dict(chosen)
+    name = chosen.pop(PRESET_KEY, None)
+    if name is not None:
+        if name not in PRESETS:
+            raise RefugeError(
+                f"unknown preset; valid: {', '.join(PRESETS)}",
+                source=source,
+                field=PRESET_KEY,
+                value=name,
+            )
+        chosen = {**preset(name), **chosen}
     for key, sage in chosen.items():
         if key not in DISPUTES:
             raise RefugeError(
-                f"unknown opinion; valid: {', '.join(DISPUTES)}", source=source, value=key
+                f"unknown opinion; valid: {', '.join(DISPUTES)}, {PRESET_KEY}",
+                source=source,
+                value=key,
             )
         if sage not in DISPUTES[key].holds:
             raise RefugeError(

@@ -9,14 +9,16 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from refuge_map.law.case import Case
-from refuge_map.law.opinions import DISPUTES
+from refuge_map.law.opinions import DISPUTES, PRESETS
 from refuge_map.law.ruling import Consequences, Verdict
 
 VERDICT_MEANINGS: dict[str, str] = {
     "exile": "a manslayer: he goes into banishment (see the consequences)",
-    "no_exile": "he does not go into banishment (and the seeds put him to no death)",
+    "no_exile": "he does not go into banishment (and the sources put him to no death)",
     "capital": "a murderer (Numbers 35:16-21), or an enemy under R. Yose bar Judah",
-    "undetermined": "the seeds do not decide; the ruling's reason says what is open",
+    "undetermined": "the case leaves open a fact the verdict turns on (the ruling's `asks`, "
+    "with the verdict under each answer in `alternatives`), or the shipped texts do not decide "
+    "(the reason says what is open and cites where)",
 }
 
 
@@ -44,6 +46,18 @@ def vocabulary_markdown() -> str:
             f"| `{d.key}` | {d.question} | "
             + "; ".join(f"`{sage}`: {view}" for sage, view in d.holds.items())
             + f" | `{d.default}` | {d.why_default} | {d.citation} |"
+            for d in DISPUTES.values()
+        ),
+        "",
+        "## Presets (`--opinion preset=NAME`)",
+        "",
+        *(f"- `{name}`: {meaning}" for name, meaning in PRESETS.items()),
+        "",
+        "| key | `mishnah` | `codified` | source of the codified reading |",
+        "| --- | --- | --- | --- |",
+        *(
+            f"| `{d.key}` | `{d.presets['mishnah']}` | `{d.presets['codified']}` | "
+            f"{d.codified_source} |"
             for d in DISPUTES.values()
         ),
         "",

@@ -1,28 +1,47 @@
 """The rules of exile as small named units, each citing its source and naming what it read.
 
 A verdict rule takes the case and the opinions and returns a `TraceStep`, or ``None`` when it
-does not apply. A rule may decide not to apply only on ``act`` or ``intended_target``, which the
-first rule, `kind_of_killing`, always reads; any other fact it looks at must appear in its
-``reads``. A step with ``decides`` set ends the judgment.
+does not apply. A rule may decide not to apply only on ``act`` or ``intent``, which the first
+rule, `intent_of_the_act`, always reads; any other fact it looks at must appear in its
+``reads``. A step with ``decides`` set ends the judgment; a step with ``asks`` set names the
+unstated fact it needs, and the judge answers it every way (`refuge_map.law.judge`).
+
+The order follows the sources: first the capital rules (Numbers 35:16-21, Mishnah Sanhedrin
+9:2), then the enemy (under R. Yose bar Judah he is executed whatever the manner of the death),
+the resident alien (Mishnah Makkot 2:3) and the rules of the act, the place and the person
+(Mishnah Makkot 2:1-2:3, Numbers 35:23), and last the exile itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from refuge_map.law.case import BLOWS, MOVEMENT_OF_ACT, THROWS, VULNERABILITY, Case
+from refuge_map.law.case import (
+    DELIBERATE,
+    DIRECTED_ACTS,
+    EXEMPT_TARGETS,
+    MOVEMENT_OF_ACT,
+    THROWS,
+    VULNERABILITY,
+    Case,
+)
 from refuge_map.law.opinions import Opinions
 from refuge_map.law.ruling import ExileWithin, TraceStep, Verdict
 
 VerdictRule = Callable[[Case, Opinions], TraceStep | None]
 
-NOT_IN_SEEDS = "the seeds do not say whether he goes into exile"
-EXEMPT_TARGETS = {
-    "an_animal": "an animal",
-    "a_gentile": "a gentile",
-    "a_nonviable_infant": "a non-viable infant",
-}
+NOT_SAID = "the shipped texts do not say whether he goes into exile"
+MURDERER = "a murderer, 'the murderer shall surely be put to death'"
 STATUS_NOUNS = {"israelite": "an Israelite", "resident_alien": "a resident alien"}
+INTENT_PHRASES = {
+    "kill_victim": "meant to kill the one he killed",
+    "kill_another_person": "meant to kill another person",
+    "kill_animal": "meant to kill an animal",
+    "kill_gentile": "meant to kill a gentile",
+    "kill_nonviable_fetus": "meant to kill a non-viable fetus",
+    "strike": "meant to strike, not to kill",
+}
 ACT_PHRASES = {
     "pushing_roller": "pushing a roller, it fell",
     "pulling_up_roller": "pulling up a roller, it fell back",
@@ -49,6 +68,7 @@ def _step(
     decides: Verdict | None = None,
     dispute: str | None = None,
     opinion: str | None = None,
+    asks: str | None = None,
 ) -> TraceStep:
     return TraceStep(
         rule=rule,
@@ -57,43 +77,68 @@ def _step(
         opinion=opinion,
         finding=finding,
         reads=reads,
-        decides=decides,
+        decides="undetermined" if asks else decides,
+        asks=asks,
     )
 
 
-# --- Is he a manslayer at all? (Numbers 35:16-23; Mishnah Sanhedrin 9:2) -------------------
+def _ask(rule: str, citation: str, field: str, why: str, reads: tuple[str, ...]) -> TraceStep:
+    """A step that needs a fact the case does not state."""
+    return _step(rule, citation, f"the case does not say {why}", reads, asks=field)
 
 
-def kind_of_killing(case: Case, opinions: Opinions) -> TraceStep:
-    """Say whether the death came from an accident or from a blow meant for someone."""
-    act = ACT_PHRASES[case.act]
-    if case.intended_target == "nobody":
-        # Numbers 35:11: a city of refuge for one who kills someone by accident.
-        return _step(
-            "kind_of_killing", "Numbers 35:11", f"an accident: {act}", ("act", "intended_target")
+def _exempt_from_death(case: Case, opinions: Opinions) -> str | None:
+    """Why he is exempt from death though he meant a blow, or None (Mishnah Sanhedrin 9:2)."""
+    if case.intent in EXEMPT_TARGETS:
+        return f"he meant to kill {EXEMPT_TARGETS[case.intent]}"
+    ages = case.aimed_at in ("adult", "minor") and case.aimed_at != case.landed_on
+    if (case.intent == "kill_another_person" or ages) and opinions.other_victim == "shimon":
+        return "it was meant for another person (R. Shimon)"
+    return None
+
+
+# --- Is he a murderer? (Numbers 35:16-21; Mishnah Sanhedrin 9:2) ---------------------------
+
+
+def intent_of_the_act(case: Case, opinions: Opinions) -> TraceStep:
+    """Say what he meant: nothing (an accident), to strike, or to kill someone."""
+    act, reads = ACT_PHRASES[case.act], ("act", "intent")
+    if case.intent is None:
+        return _ask(
+            "intent_of_the_act",
+            "Numbers 35:16-23",
+            "intent",
+            f"what he meant ({act}): whether he meant to kill or strike, or nothing",
+            reads,
         )
-    # Numbers 35:16-23: a blow, push or throw that was meant for someone.
-    target = case.intended_target.replace("_", " ")
+    if case.intent == "none":
+        # Numbers 35:22-23: suddenly, without enmity... seeing him not; Mishnah Makkot 2:1:
+        # the following go into banishment: one who kills in error.
+        return _step(
+            "intent_of_the_act",
+            "Numbers 35:22-23; Mishnah Makkot 2:1",
+            f"in error, meaning no one harm: {act}",
+            reads,
+        )
     return _step(
-        "kind_of_killing",
-        "Numbers 35:16-23",
-        f"a deliberate act ({act}) meant for {target}",
-        ("act", "intended_target"),
+        "intent_of_the_act",
+        "Numbers 35:16-21; Mishnah Sanhedrin 9:2",
+        f"{act}: he {INTENT_PHRASES[case.intent]}",
+        reads,
     )
 
 
 def meant_for_exempt_target(case: Case, opinions: Opinions) -> TraceStep | None:
-    """A blow meant for an animal, a gentile or a non-viable infant that killed a person."""
+    """A blow meant for an animal, a gentile or a non-viable fetus that killed a person."""
     # Mishnah Sanhedrin 9:2: he intended to kill an animal and killed a person... he is exempt.
-    target = EXEMPT_TARGETS.get(case.intended_target)
+    target = EXEMPT_TARGETS.get(str(case.intent))
     if target is None:
         return None
     return _step(
         "meant_for_exempt_target",
         "Mishnah Sanhedrin 9:2",
-        f"he meant to kill {target} and killed a person: exempt from death; {NOT_IN_SEEDS}",
-        ("intended_target",),
-        decides="undetermined",
+        f"he meant to kill {target} and killed a person: exempt from death",
+        ("intent",),
     )
 
 
@@ -101,36 +146,55 @@ def meant_for_another_person(case: Case, opinions: Opinions) -> TraceStep | None
     """A blow meant for one person that killed another (R. Shimon's dispute)."""
     # Mishnah Sanhedrin 9:2: R. Shimon says, even if he intended this one and killed that one,
     # he is exempt.
-    if case.intended_target != "another_person":
+    ages = case.aimed_at in ("adult", "minor") and case.aimed_at != case.landed_on
+    if case.intent != "kill_another_person" and not ages:
         return None
     sage = opinions.other_victim
-    exempt = sage == "shimon"
     finding = (
-        f"he meant this one and killed that one: exempt from death; {NOT_IN_SEEDS}"
-        if exempt
-        else "he meant this one and killed that one: judged as if he had meant his victim"
+        "it was meant for one person and killed another: exempt from death"
+        if sage == "shimon"
+        else "it was meant for one person and killed another: judged as if meant for his victim"
     )
     return _step(
         "meant_for_another_person",
         "Mishnah Sanhedrin 9:2",
         finding,
-        ("intended_target",),
-        decides="undetermined" if exempt else None,
+        ("intent", "aimed_at", "landed_on"),
         dispute="other_victim",
         opinion=sage,
+        decides=None,
     )
 
 
-def _force_where_landed(case: Case) -> bool | None:
-    """The force where the blow landed, as stated or as follows from where it was aimed."""
-    if case.force_could_kill_where_landed is not None:
-        return case.force_could_kill_where_landed
-    aimed, landed = VULNERABILITY[str(case.aimed_at)][1], VULNERABILITY[str(case.landed_on)][1]
-    # Mishnah Sanhedrin 9:2: enough to kill at the loins is enough at the heart (adult, minor).
-    return True if case.force_could_kill_where_aimed and landed >= aimed else None
+def hatred_or_lying_in_wait(case: Case, opinions: Opinions) -> TraceStep | None:
+    """A deliberate push, throw or blow out of hatred or lying in wait makes a murderer."""
+    if case.intent not in DELIBERATE or _exempt_from_death(case, opinions):
+        return None
+    if case.purpose != "optional":
+        return None
+    reads = ("intent", "enmity", "lying_in_wait", "purpose")
+    if not (case.enmity or case.lying_in_wait):
+        return _step(
+            "hatred_or_lying_in_wait",
+            "Numbers 35:20-21",
+            "no enmity and no lying in wait is stated",
+            reads,
+        )
+    # Numbers 35:20-21: if he pushed him out of hatred, or hurled at him any thing, lying in
+    # wait... or in enmity struck him with his hand... he is a murderer; Numbers 35:19, 21: the
+    # avenger of blood shall put the murderer to death.
+    how = "out of hatred" if case.enmity else "lying in wait"
+    return _step(
+        "hatred_or_lying_in_wait",
+        "Numbers 35:20-21",
+        f"he did it {how}, and he died: a murderer; the avenger of blood puts him to death "
+        "(Numbers 35:19, 21)",
+        reads,
+        decides="capital",
+    )
 
 
-def _force_of_aimed_blow(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
+def _spot_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
     """Whether a blow aimed at one spot and landing on another could kill (Sanhedrin 9:2)."""
     reads = (
         "aimed_at",
@@ -138,106 +202,216 @@ def _force_of_aimed_blow(case: Case) -> tuple[bool | None, str, tuple[str, ...],
         "force_could_kill_where_aimed",
         "force_could_kill_where_landed",
     )
-    where_aimed, where_landed = case.force_could_kill_where_aimed, _force_where_landed(case)
-    if where_aimed is None or where_landed is None:
-        spot = case.aimed_at if where_aimed is None else case.landed_on
-        said = f"the case does not say whether the blow could kill at the {spot}"
-        return None, said, reads, "Mishnah Sanhedrin 9:2"
+    where_aimed, where_landed = (
+        case.force_could_kill_where_aimed,
+        case.force_could_kill_where_landed,
+    )
+    if where_landed is None and where_aimed:
+        # Mishnah Sanhedrin 9:2: enough to kill at the loins is enough at the heart (adult, minor).
+        rank = VULNERABILITY[str(case.aimed_at)][1], VULNERABILITY[str(case.landed_on)][1]
+        where_landed = True if rank[1] >= rank[0] else None
+    if where_aimed is None:
+        return None, "force_could_kill_where_aimed", reads, f"at the {case.aimed_at}"
+    if where_landed is None:
+        return None, "force_could_kill_where_landed", reads, f"at the {case.landed_on}"
     said = f"aimed at the {case.aimed_at} with{'' if where_aimed else 'out'} enough strength to "
     said += f"kill there, landed on the {case.landed_on} with{'' if where_landed else 'out'} enough"
     return where_aimed and where_landed, said, reads, "Mishnah Sanhedrin 9:2"
 
 
-def _force_of_instrument(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
-    """Whether the instrument of a deliberate blow could kill (Numbers 35:16-18, 21)."""
-    if case.instrument == "iron":
+def _instrument_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
+    """Whether the instrument of a deliberate act could kill (Numbers 35:16-18, 21)."""
+    weapon = case.weapon
+    if weapon == "iron":
         # Numbers 35:16: an instrument of iron; the verse sets no test of its size.
-        return True, "he struck him with an instrument of iron", ("instrument",), "Numbers 35:16"
-    if case.instrument == "hand" and case.enmity:
-        # Numbers 35:21: or in enmity struck him with his hand, that he died.
-        said = "in enmity he struck him with his hand"
-        return True, said, ("instrument", "enmity"), "Numbers 35:21"
+        return True, "with an instrument of iron", ("instrument",), "Numbers 35:16"
+    if weapon in ("hand", "not_stated") and case.act in ("pushing_person", "striking"):
+        reads = ("instrument", "force_could_kill_where_landed")
+        if weapon == "not_stated" and case.act == "striking":
+            return None, "instrument", ("instrument",), "what the blow was struck with"
+        force = case.force_could_kill_where_landed
+        if force is None:
+            return None, "force_could_kill_where_landed", reads, "whether its force could kill"
+        could = "could" if force else "could not"
+        return force, f"with a force that {could} kill", reads, "Mishnah Sanhedrin 9:2"
+    if weapon == "not_stated":
+        return None, "instrument", ("instrument",), "what he hurled"
+    # Numbers 35:17-18: a stone, or a weapon of wood, in the hand, "whereby a man may die".
     reads = ("instrument", "instrument_could_kill")
-    what = "a blow" if case.instrument == "not_stated" else f"a blow of {case.instrument}"
-    # Numbers 35:17-18: a stone, or a weapon of wood, "whereby a man may die".
-    citation = "Numbers 35:17-18"
     if case.instrument_could_kill is None:
-        return None, f"the case does not say whether {what} could kill", reads, citation
+        return None, "instrument_could_kill", reads, f"whether the {weapon} could kill"
     could = "could" if case.instrument_could_kill else "could not"
-    return case.instrument_could_kill, f"{what} that {could} kill", reads, citation
+    return case.instrument_could_kill, f"with {weapon} that {could} kill", reads, "Numbers 35:17-18"
 
 
-def murderer_by_blow(case: Case, opinions: Opinions) -> TraceStep | None:
-    """A deliberate blow that could kill makes a murderer; one that could not is not murder."""
-    if case.act != "striking" or case.intended_target == "nobody":
+def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
+    """A deliberate act whose instrument or force could kill makes a murderer."""
+    if case.intent not in DELIBERATE or _exempt_from_death(case, opinions):
         return None
-    measure = _force_of_aimed_blow if case.aimed_at else _force_of_instrument
-    lethal, said, measured, citation = measure(case)
-    reads = tuple(dict.fromkeys(("aimed_at", *measured)))
-    if lethal is None:
-        return _step("murderer_by_blow", citation, said, reads, decides="undetermined")
-    if not lethal:
+    if case.purpose != "optional":
+        # Mishnah Makkot 2:2: the disciplining blow is judged for exile (Abba Shaul excludes it
+        # from exile only), so it is not the murderer's blow: a construction, said so.
         return _step(
-            "murderer_by_blow",
-            citation,
-            f"{said}: exempt from death; {NOT_IN_SEEDS}",
-            reads,
-            decides="undetermined",
+            "murderer_by_measure",
+            "Mishnah Makkot 2:2",
+            "a blow of duty, judged for exile and not as murder (a construction)",
+            ("intent", "purpose"),
         )
+    reads = ("intent", "purpose")
+    if case.intent != "strike" and case.aimed_at is None and case.weapon == "not_stated":
+        # Mishnah Sanhedrin 9:2: one who meant to kill and killed is liable (R. Shimon disputes
+        # only the other person); the verses measure only a named instrument.
+        return _step(
+            "murderer_by_measure",
+            "Mishnah Sanhedrin 9:2; Numbers 35:19",
+            "he meant to kill and he killed, and no instrument is named to be measured: "
+            "liable, a murderer; the avenger of blood puts him to death (Numbers 35:19)",
+            (*reads, "aimed_at", "instrument"),
+            decides="capital",
+        )
+    measure = _spot_measure if case.aimed_at else _instrument_measure
+    lethal, said, measured, citation = measure(case)
+    reads = tuple(dict.fromkeys((*reads, "aimed_at", *measured)))
+    if lethal is None:
+        return _ask(
+            "murderer_by_measure", "Numbers 35:16-18; Mishnah Sanhedrin 9:2", said, citation, reads
+        )
+    if not lethal:
+        return _step("murderer_by_measure", citation, f"{said}: exempt from death", reads)
     return _step(
-        "murderer_by_blow",
+        "murderer_by_measure",
         citation,
-        f"{said}, and he died: a murderer, he shall surely be put to death",
+        f"{said}, and he died: {MURDERER}; the avenger of blood puts him to death (Numbers 35:19)",
         reads,
         decides="capital",
     )
 
 
-def hatred_or_lying_in_wait(case: Case, opinions: Opinions) -> TraceStep | None:
-    """A push or a throw at someone: murder out of hatred or lying in wait, else manslaughter."""
-    if case.act not in BLOWS - {"striking"} or case.intended_target == "nobody":
-        return None
-    reads = ("enmity", "lying_in_wait")
-    if case.enmity or case.lying_in_wait:
-        # Numbers 35:20-21: if he pushed him out of hatred, or hurled at him lying in wait.
-        how = "out of hatred" if case.enmity else "lying in wait"
+# --- Is the manslayer exiled? (Mishnah Makkot 2:1-2:3; Numbers 35:15, 23) ------------------
+
+
+def enemy(case: Case, opinions: Opinions) -> TraceStep:
+    """An enemy (the first Tanna, R. Yose bar Judah, R. Shimon), before the manner of death."""
+    if not case.enmity:
+        return _step("enemy", "Mishnah Makkot 2:3", "no enmity is stated", ("enmity",))
+    # Mishnah Makkot 2:3: an enemy does not go into banishment. R. Yose bar Judah: an enemy is
+    # executed, for it is as if he has been warned. R. Shimon: where it can be said he killed
+    # wittingly, he is not banished; where he killed unwittingly, he is.
+    sage = opinions.enemy
+    common = {"dispute": "enemy", "opinion": sage}
+    if sage == "yose_bar_judah":
         return _step(
-            "hatred_or_lying_in_wait",
-            "Numbers 35:20-21",
-            f"he did it {how}, and he died: a murderer, he shall surely be put to death",
-            reads,
+            "enemy",
+            "Mishnah Makkot 2:3",
+            "an enemy is executed, for it is as if he has been warned (his intent is presumed, "
+            "however the death came about)",
+            ("enmity",),
             decides="capital",
+            **common,
         )
-    # Numbers 35:22: but if he pushed him suddenly without enmity, or hurled without lying in wait.
+    if sage == "first_tanna":
+        return _step(
+            "enemy",
+            "Mishnah Makkot 2:3",
+            "an enemy does not go into banishment",
+            ("enmity",),
+            decides="no_exile",
+            **common,
+        )
+    unwitting = case.clearly_unwitting
+    how = "it is clear he killed unwittingly" if unwitting else "it is not stated to be clear "
+    how += "" if unwitting else "that he killed unwittingly, so it can be said he killed wittingly"
     return _step(
-        "hatred_or_lying_in_wait",
-        "Numbers 35:22",
-        "suddenly, without enmity and without lying in wait: a manslayer",
-        reads,
+        "enemy",
+        "Mishnah Makkot 2:3",
+        f"an enemy of whom {how}: he {'goes' if unwitting else 'does not go'} into banishment",
+        ("enmity", "clearly_unwitting"),
+        decides=None if unwitting else "no_exile",
+        **common,
     )
 
 
-# --- Does the manslayer go into exile? (Mishnah Makkot 2:1-2:3) -----------------------------
+def israelite_and_resident_alien(case: Case, opinions: Opinions) -> TraceStep:
+    """Israelites are exiled for each other; a resident alien only for a resident alien."""
+    # Numbers 35:15: for the children of Israel, and for the stranger and for the settler among
+    # them; narrowed by Mishnah Makkot 2:3: all go into banishment for an Israelite, and
+    # Israelites on their account, except for a resident alien; and a resident alien does not
+    # go into banishment except for another resident alien.
+    killer, victim = case.killer.status, case.victim.status
+    reads = ("killer.status", "victim.status")
+    citation = "Mishnah Makkot 2:3; Numbers 35:15"
+    if killer == victim:
+        who = STATUS_NOUNS[killer]
+        said = "neither is stated to be a resident alien" if killer == "israelite" else ""
+        finding = said or f"{who} goes into banishment for {who}"
+        return _step("israelite_and_resident_alien", citation, finding, reads)
+    finding = (
+        "a resident alien goes into banishment only for a resident alien"
+        if killer == "resident_alien"
+        else "Israelites do not go into banishment for a resident alien"
+    )
+    return _step("israelite_and_resident_alien", citation, finding, reads, decides="no_exile")
 
 
 def downward_movement(case: Case, opinions: Opinions) -> TraceStep | None:
-    """Only a death in the course of a downward movement exiles."""
-    if case.act not in MOVEMENT_OF_ACT and case.act != "other_movement":
+    """Only a death in the course of a downward movement exiles (every act with a direction).
+
+    The general principle is said of deaths in error; a blow meant to strike (a duty) is judged
+    by Mishnah Makkot 2:2 without it.
+    """
+    if case.intent != "none" or (case.act not in MOVEMENT_OF_ACT and case.act not in DIRECTED_ACTS):
         return None
     reads = ("act", "movement")
-    # Mishnah Makkot 2:1: whenever the death was caused in the course of a downward movement,
-    # he goes into banishment; not in the course of a downward movement, he does not.
-    if case.direction == "downward":
-        return _step(
+    # Mishnah Makkot 2:1: this is the general principle: whenever the death was caused in the
+    # course of a downward movement, he goes into banishment; not downward, he does not.
+    if case.direction is None:
+        return _ask(
             "downward_movement",
             "Mishnah Makkot 2:1",
-            "in the course of a downward movement",
+            "movement",
+            "whether the death came in the course of a downward movement",
             reads,
+        )
+    if case.direction == "downward":
+        return _step(
+            "downward_movement", "Mishnah Makkot 2:1", "in the course of a downward movement", reads
         )
     return _step(
         "downward_movement",
         "Mishnah Makkot 2:1",
-        f"not in the course of a downward movement ({case.direction})",
+        f"not in the course of a downward movement ({case.direction}): he does not go into "
+        "banishment",
+        reads,
+        decides="no_exile",
+    )
+
+
+def stone_whereby_a_man_may_die(case: Case, opinions: Opinions) -> TraceStep | None:
+    """A stone cast in error exiles only if it is one 'whereby a man may die'."""
+    if case.intent != "none" or case.act != "throwing_stone":
+        return None
+    reads = ("act", "instrument_could_kill")
+    # Numbers 35:23: or with any stone, whereby a man may die, seeing him not, and cast it.
+    if case.instrument_could_kill is None:
+        return _ask(
+            "stone_whereby_a_man_may_die",
+            "Numbers 35:23",
+            "instrument_could_kill",
+            "whether the stone was one 'whereby a man may die'",
+            reads,
+        )
+    if case.instrument_could_kill:
+        return _step(
+            "stone_whereby_a_man_may_die",
+            "Numbers 35:23",
+            "a stone 'whereby a man may die'",
+            reads,
+        )
+    return _step(
+        "stone_whereby_a_man_may_die",
+        "Numbers 35:23",
+        "a stone that could not kill is not the verse's 'any stone, whereby a man may die': "
+        "he is not the manslayer it sends to the city",
         reads,
         decides="no_exile",
     )
@@ -291,23 +465,39 @@ def head_put_out(case: Case, opinions: Opinions) -> TraceStep | None:
     """The victim put his head out after the stone had left the hand (R. Eliezer ben Jacob)."""
     if case.act not in THROWS:
         return None
-    reads = ("victim_put_head_out_after_throw",)
-    if not case.victim_put_head_out_after_throw:
+    sage = opinions.head_out
+    if sage == "first_tanna":
+        # Mishnah Makkot 2:2: if a man threw a stone into the public domain and killed, he goes
+        # into banishment: the anonymous clause asks nothing of when the victim came.
         return _step(
             "head_put_out",
             "Mishnah Makkot 2:2",
-            "the victim was in the way before the throw",
-            reads,
+            "the anonymous Mishnah exiles the thrower without asking when the victim came",
+            (),
+            dispute="head_out",
+            opinion=sage,
         )
+    reads = ("victim_put_head_out_after_throw",)
     # Mishnah Makkot 2:2: R. Eliezer ben Jacob says, if after the stone had left his hand another
     # put out his head and caught it, the thrower is exempt.
-    sage = opinions.head_out
+    if case.victim_put_head_out_after_throw is None:
+        step = _ask(
+            "head_put_out",
+            "Mishnah Makkot 2:2",
+            "victim_put_head_out_after_throw",
+            "whether the victim put his head out after the throw",
+            reads,
+        )
+        return step.model_copy(update={"dispute": "head_out", "opinion": sage})
+    put_out = case.victim_put_head_out_after_throw
     return _by_opinion(
         "head_put_out",
         "head_out",
         sage,
-        sage == "first_tanna",
-        "the victim put his head out after the stone left the hand",
+        not put_out,
+        "the victim put his head out after the stone left the hand"
+        if put_out
+        else "the victim was in the way before the throw",
         reads,
         citation="Mishnah Makkot 2:2",
     )
@@ -315,25 +505,31 @@ def head_put_out(case: Case, opinions: Opinions) -> TraceStep | None:
 
 def right_of_entry(case: Case, opinions: Opinions) -> TraceStep:
     """Only where the victim had a right to be, like the forest, does the killer go into exile."""
-    # Mishnah Makkot 2:2; Deut 19:5: the forest is open to victim and slayer alike; this excludes
-    # the householder's courtyard where the victim has no right of entry.
-    if case.place != "own_courtyard":
-        where = case.place.replace("_", " ")
-        return _step(
-            "right_of_entry", "Mishnah Makkot 2:2", f"the {where} is open to all", ("place",)
-        )
+    # Mishnah Makkot 2:2; Deut 19:5: like the forest, a place victim and slayer may both enter;
+    # this excludes the householder's courtyard, where they may not.
     reads = ("place", "victim_right_of_entry")
-    if case.victim_right_of_entry:
+    citation = "Mishnah Makkot 2:2"
+    where = (case.place or "").replace("_", " ")
+    if case.place is None:
         return _step(
+            "right_of_entry", citation, "no place the victim could not enter is stated", ("place",)
+        )
+    if case.entry is None:
+        return _ask(
             "right_of_entry",
-            "Mishnah Makkot 2:2",
-            "in his own courtyard, where the victim had a right of entry",
+            citation,
+            "victim_right_of_entry",
+            f"whether the victim had a right to enter the {where}",
             reads,
+        )
+    if case.entry:
+        return _step(
+            "right_of_entry", citation, f"the victim had a right to be in the {where}", reads
         )
     return _step(
         "right_of_entry",
-        "Mishnah Makkot 2:2",
-        "in his own courtyard, where the victim had no right of entry",
+        citation,
+        f"the victim had no right to be in the {where}: he does not go into banishment",
         reads,
         decides="no_exile",
     )
@@ -343,17 +539,16 @@ def optional_act(case: Case, opinions: Opinions) -> TraceStep:
     """Only an optional act, like hewing wood, exiles (Abba Shaul)."""
     reads = ("purpose",)
     if case.purpose == "optional":
-        return _step("optional_act", "Mishnah Makkot 2:2", "an optional act", reads)
+        return _step("optional_act", "Mishnah Makkot 2:2", "no duty is stated", reads)
     # Mishnah Makkot 2:2: Abba Shaul says, hewing wood is optional; this excludes a father
     # beating his son, a master disciplining his pupil, an agent of the court.
     sage = opinions.duty
-    duty = case.purpose.replace("_", " ")
     return _by_opinion(
         "optional_act",
         "duty",
         sage,
         sage == "first_tanna",
-        f"a duty ({duty})",
+        f"a duty ({case.purpose.replace('_', ' ')})",
         reads,
         citation="Mishnah Makkot 2:2",
     )
@@ -370,39 +565,13 @@ def father_and_son(case: Case, opinions: Opinions) -> TraceStep | None:
     )
 
 
-def israelite_and_resident_alien(case: Case, opinions: Opinions) -> TraceStep:
-    """Israelites are exiled for each other; a resident alien only for a resident alien."""
-    # Mishnah Makkot 2:3: all go into banishment for an Israelite, and Israelites on their
-    # account, except for a resident alien; a resident alien only for another resident alien.
-    killer, victim = case.killer.status, case.victim.status
-    reads = ("killer.status", "victim.status")
-    if killer == victim:
-        who = STATUS_NOUNS[killer]
-        return _step(
-            "israelite_and_resident_alien",
-            "Mishnah Makkot 2:3",
-            f"{who} goes into banishment for {who}",
-            reads,
-        )
-    finding = (
-        "a resident alien goes into banishment only for a resident alien"
-        if killer == "resident_alien"
-        else "Israelites do not go into banishment for a resident alien"
-    )
-    return _step(
-        "israelite_and_resident_alien",
-        "Mishnah Makkot 2:3",
-        finding,
-        reads,
-        decides="no_exile",
-    )
-
-
 def blind_killer(case: Case, opinions: Opinions) -> TraceStep:
     """A blind killer (R. Judah against R. Meir)."""
     reads = ("killer.blind",)
     if not case.killer.blind:
-        return _step("blind_killer", "Mishnah Makkot 2:3", "the killer is not blind", reads)
+        return _step(
+            "blind_killer", "Mishnah Makkot 2:3", "the killer is not said to be blind", reads
+        )
     # Mishnah Makkot 2:3: a blind person does not go into banishment (R. Judah); R. Meir: he does.
     sage = opinions.blind
     return _by_opinion(
@@ -418,7 +587,7 @@ def blind_killer(case: Case, opinions: Opinions) -> TraceStep:
 
 def seeing_him_not(case: Case, opinions: Opinions) -> TraceStep | None:
     """An accident by one who saw his victim is not the verse's 'seeing him not'."""
-    if case.intended_target != "nobody":
+    if case.intent != "none":
         return None
     reads = ("killer_saw_victim",)
     # Numbers 35:23: or with any stone, whereby a man may die, seeing him not.
@@ -426,46 +595,49 @@ def seeing_him_not(case: Case, opinions: Opinions) -> TraceStep | None:
         return _step(
             "seeing_him_not",
             "Numbers 35:23",
-            f"he saw the victim, and the verse speaks of one 'seeing him not'; {NOT_IN_SEEDS}",
+            f"he saw the victim, and the verse speaks of one 'seeing him not'; {NOT_SAID}",
             reads,
             decides="undetermined",
         )
-    return _step("seeing_him_not", "Numbers 35:23", "he did not see the victim", reads)
+    said = (
+        "he did not see the victim"
+        if case.killer_saw_victim is False
+        else ("the case does not say he saw the victim")
+    )
+    return _step("seeing_him_not", "Numbers 35:23", said, reads)
 
 
-def enemy(case: Case, opinions: Opinions) -> TraceStep:
-    """An enemy who killed by accident (the first Tanna, R. Yose bar Judah, R. Shimon)."""
-    if not case.enmity:
-        # Numbers 35:23: and he was not his enemy, neither sought his harm.
-        return _step("enemy", "Numbers 35:23", "he was not the victim's enemy", ("enmity",))
-    # Mishnah Makkot 2:3: an enemy does not go into banishment. R. Yose bar Judah: an enemy is
-    # executed, as one forewarned. R. Shimon: where it can be said he killed wittingly, he is not
-    # banished; where he killed unwittingly, he is.
-    sage = opinions.enemy
-    if sage == "yose_bar_judah":
+def exile_left_open(case: Case, opinions: Opinions) -> TraceStep | None:
+    """Sanhedrin 9:2's 'exempt' frees him from death; what it leaves open about exile."""
+    if case.intent not in DELIBERATE and case.intent not in EXEMPT_TARGETS:
+        return None
+    if case.purpose != "optional" and case.intent == "strike":
+        return None  # a blow of duty: Mishnah Makkot 2:2 judges it for exile
+    why = _exempt_from_death(case, opinions) or "his blow could not kill"
+    sage = opinions.exempt_exile
+    # Mishnah Sanhedrin 9:2 says 'exempt' (from death) and no more; Mishnah Makkot 2:1 exiles
+    # 'one who kills in error'. Maimonides (Hilchot Rotzeach 4:1-2, outside the shipped texts):
+    # one who kills intentionally is never exiled.
+    if sage == "maimonides" and case.intent in DELIBERATE:
         return _step(
-            "enemy",
-            "Mishnah Makkot 2:3",
-            "an enemy is executed, for he is as one forewarned",
-            ("enmity",),
-            decides="capital",
-            dispute="enemy",
+            "exile_left_open",
+            "Rambam, Hilchot Rotzeach 4:1-2 (outside the shipped texts)",
+            f"{why}: exempt from death, and not exiled, for one who kills intentionally is "
+            "never exiled",
+            ("intent",),
+            decides="no_exile",
+            dispute="exempt_exile",
             opinion=sage,
         )
-    if sage == "first_tanna":
-        return _by_opinion(
-            "enemy", "enemy", sage, False, "an enemy", ("enmity",), citation="Mishnah Makkot 2:3"
-        )
-    unwitting = case.clearly_unwitting
-    how = "it is clear he killed unwittingly" if unwitting else "it can be said he killed wittingly"
-    return _by_opinion(
-        "enemy",
-        "enemy",
-        sage,
-        unwitting,
-        f"an enemy of whom {how}",
-        ("enmity", "clearly_unwitting"),
-        citation="Mishnah Makkot 2:3",
+    return _step(
+        "exile_left_open",
+        "Mishnah Sanhedrin 9:2; Mishnah Makkot 2:1",
+        f"{why}: Sanhedrin 9:2 frees him from death; Makkot 2:1 exiles 'one who kills in "
+        f"error', and {NOT_SAID}",
+        ("intent",),
+        decides="undetermined",
+        dispute="exempt_exile" if case.intent in DELIBERATE else None,
+        opinion=sage if case.intent in DELIBERATE else None,
     )
 
 
@@ -483,22 +655,24 @@ def manslayer_goes_into_exile(case: Case, opinions: Opinions) -> TraceStep:
 
 
 VERDICT_RULES: tuple[VerdictRule, ...] = (
-    kind_of_killing,
+    intent_of_the_act,
     meant_for_exempt_target,
     meant_for_another_person,
-    murderer_by_blow,
     hatred_or_lying_in_wait,
+    murderer_by_measure,
+    enemy,
+    israelite_and_resident_alien,
+    exile_left_open,
     downward_movement,
+    stone_whereby_a_man_may_die,
     blade_slipped,
     chip_flew,
     head_put_out,
     right_of_entry,
     optional_act,
     father_and_son,
-    israelite_and_resident_alien,
     blind_killer,
     seeing_him_not,
-    enemy,
     manslayer_goes_into_exile,
 )
 
@@ -522,15 +696,13 @@ def exile_for_life(case: Case) -> tuple[TraceStep, str | None]:
 
 def place_of_exile(case: Case) -> tuple[TraceStep, ExileWithin]:
     """Return the step and where he is exiled: to a city, within it, or to another city."""
-    if not case.inside_city_of_refuge:
-        step = _step(
-            "place_of_exile",
-            "Numbers 35:11",
-            "he flees to a city of refuge",
-            ("inside_city_of_refuge",),
-        )
-        return step, "city_of_refuge"
     reads = ("inside_city_of_refuge", "killer.levite")
+    if not case.inside_city_of_refuge:
+        # Numbers 35:11; Mishnah Makkot 2:7 speaks of the Levite only after a killing "in that
+        # city", so a Levite who killed elsewhere flees like anyone else.
+        who = "a Levite who killed outside his city" if case.killer.levite else "he"
+        step = _step("place_of_exile", "Numbers 35:11", f"{who} flees to a city of refuge", reads)
+        return step, "city_of_refuge"
     # Mishnah Makkot 2:7: if he slew in that city he is banished from one neighbourhood to
     # another; and a Levite is banished from one city to another.
     if case.killer.levite:
@@ -548,3 +720,8 @@ def place_of_exile(case: Case) -> tuple[TraceStep, ExileWithin]:
         reads,
     )
     return step, "neighbourhood"
+
+
+def describe(value: Any) -> str:
+    """A fact's value as a case file writes it."""
+    return {True: "true", False: "false", None: "null"}.get(value, str(value))

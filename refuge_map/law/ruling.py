@@ -24,6 +24,19 @@ class TraceStep(_Frozen):
     finding: str = Field(description="What the rule found, in one line.")
     reads: tuple[str, ...] = Field(description="Dotted paths of the case fields the rule read.")
     decides: Verdict | None = Field(None, description="The verdict this step settled, if any.")
+    asks: str | None = Field(
+        None,
+        description="The unstated fact this step needs (its verdict is then undetermined and "
+        "the ruling's alternatives answer it).",
+    )
+
+
+class Alternative(_Frozen):
+    """One answer to the facts an undetermined ruling asks, and the verdict it leads to."""
+
+    facts: dict[str, Any] = Field(description="Each asked fact and the value given to it.")
+    verdict: Verdict
+    reason: str = Field(description="The finding that settles the verdict under these facts.")
 
 
 class Consequences(_Frozen):
@@ -58,14 +71,24 @@ class Ruling(_Frozen):
     consequences: Consequences | None = Field(
         None, description="Present exactly when the verdict is exile."
     )
+    asks: tuple[str, ...] = Field(
+        (), description="The unstated facts the verdict turns on, in the order they are asked."
+    )
+    alternatives: tuple[Alternative, ...] = Field(
+        (), description="For an undetermined ruling, the verdict under each answer to `asks`."
+    )
+    also_reads: tuple[str, ...] = Field(
+        (), description="Case fields the rules read under the alternatives."
+    )
 
     @property
     def reads(self) -> frozenset[str]:
         """Every case field the consulted rules read."""
-        return frozenset(path for step in self.trace for path in step.reads)
+        return frozenset((*(path for step in self.trace for path in step.reads), *self.also_reads))
 
     def to_json_dict(self) -> dict[str, Any]:
-        """The stable JSON form: verdict, reason, trace, opinions, opinions_bearing, consequences.
+        """The stable JSON form: verdict, reason, trace, opinions, opinions_bearing, consequences,
+        asks, alternatives, also_reads.
 
         Returns
         -------

@@ -9,28 +9,38 @@ from branca.element import MacroElement
 from jinja2 import Template
 
 from refuge_map.render._html import esc
+from refuge_map.render._style import LAND_BEYOND
 
 Swatch = Literal["dot", "line", "dash", "fill"]
 
-#: Styles of the elements the maps draw themselves (city markers, popups, legend).
-PAGE_STYLE = """
-.refuge-city { background: none; border: none; }
-.refuge-city-dot { width: 12px; height: 12px; border-radius: 50%; border: 2px solid #fff;
-  box-shadow: 0 0 2px #000; }
-.refuge-city-label { position: absolute; left: 16px; top: -3px; white-space: nowrap;
-  font: bold 12px sans-serif; color: #222; text-shadow: 0 0 3px #fff, 0 0 3px #fff; }
-.refuge-popup table { border-collapse: collapse; font-size: 12px; margin-top: 4px; }
-.refuge-popup th { text-align: left; padding: 1px 8px 1px 0; vertical-align: top;
-  font-weight: normal; color: #555; }
-.refuge-popup td { padding: 1px 0; }
-.refuge-legend { position: fixed; top: 70px; right: 10px; z-index: 999; background: #fff;
-  padding: 6px 10px; border-radius: 4px; box-shadow: 0 1px 5px rgba(0,0,0,.4);
-  font: 12px sans-serif; line-height: 18px; max-width: 300px;
-  max-height: calc(100% - 190px); overflow-y: auto; }
-.leaflet-control-attribution { max-width: 62%; }
-.refuge-legend b { display: block; margin-bottom: 2px; }
-.refuge-swatch { display: inline-block; width: 18px; height: 10px; margin-right: 6px;
-  vertical-align: middle; }
+#: Styles of the elements the maps draw themselves (city markers, popups, legend); the page's
+#: background is the land beyond the data's region.
+PAGE_STYLE = f"""
+.leaflet-container {{ background: {LAND_BEYOND}; }}
+.refuge-city {{ background: none; border: none; }}
+.refuge-city-dot {{ width: 12px; height: 12px; border-radius: 50%; border: 2px solid #fff;
+  box-shadow: 0 0 2px #000; }}
+.refuge-city-label {{ position: absolute; left: 16px; top: -3px; white-space: nowrap;
+  font: bold 12px sans-serif; color: #222; text-shadow: 0 0 3px #fff, 0 0 3px #fff; }}
+.refuge-popup table {{ border-collapse: collapse; font-size: 12px; margin-top: 4px; }}
+.refuge-popup th {{ text-align: left; padding: 1px 8px 1px 0; vertical-align: top;
+  font-weight: normal; color: #555; }}
+.refuge-popup td {{ padding: 1px 0; }}
+.refuge-legend {{ position: fixed; top: 80px; left: 10px; z-index: 999; background: #fff;
+  padding: 4px 8px; border-radius: 4px; box-shadow: 0 1px 5px rgba(0,0,0,.4);
+  font: 12px sans-serif; line-height: 17px; max-width: 250px;
+  max-height: calc(100% - 230px); overflow-y: auto; }}
+.refuge-legend summary {{ cursor: pointer; font-weight: bold; }}
+.refuge-legend:not([open]) {{ max-width: none; }}
+.leaflet-control-attribution {{ max-width: 62%; }}
+.refuge-popup a {{ color: #0a58ca; }}
+.refuge-cluster div {{ width: 100%; height: 100%; border-radius: 50%; color: #fff;
+  font: bold 12px/26px sans-serif; text-align: center; border: 2px solid #fff;
+  box-shadow: 0 0 3px #000; text-shadow: 0 0 2px #000; box-sizing: border-box;
+  display: flex; align-items: center; justify-content: center; }}
+.refuge-follow {{ background: #fff; padding: 3px 6px; font: 12px sans-serif; }}
+.refuge-swatch {{ display: inline-block; width: 18px; height: 10px; margin-right: 6px;
+  vertical-align: middle; }}
 """
 
 _SWATCH_CSS: dict[str, str] = {
@@ -55,7 +65,8 @@ class PageStyle(MacroElement):
 
 
 class Legend(MacroElement):
-    """A fixed box in the map's corner: a title and one swatch and label per entry.
+    """A box in the map's upper left corner (over the sea, away from the cities' labels) that
+    a click on its title folds up: the title, and one swatch and label per entry.
 
     Parameters
     ----------
@@ -82,7 +93,10 @@ class Legend(MacroElement):
             for shape, color, label in entries
         )
         note_html = f"<i>{esc(note)}</i><br>" if note else ""
-        self.body = f'<div class="refuge-legend"><b>{esc(title)}</b>{note_html}{lines}</div>'
+        self.body = (
+            f'<details class="refuge-legend" open><summary>{esc(title)}</summary>'
+            f"{note_html}{lines}</details>"
+        )
 
 
 class Attribution(MacroElement):

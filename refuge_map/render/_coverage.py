@@ -18,14 +18,15 @@ from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import script_json
 
-#: Classes of P(reach asylum alive): (lower bound, colour), red (rarely) to green (surely).
+#: Classes of P(reach asylum alive): (lower bound, colour), viridis from dark (rarely) to
+#: yellow (surely): ordered in lightness, colour-blind safe, and no red (red means nothing here).
 P_CLASSES: tuple[tuple[float, str], ...] = (
-    (0.0, "#d73027"),
-    (0.5, "#fc8d59"),
-    (0.7, "#fee08b"),
-    (0.8, "#d9ef8b"),
-    (0.9, "#91cf60"),
-    (0.95, "#1a9850"),
+    (0.0, "#440154"),
+    (0.5, "#414487"),
+    (0.7, "#2a788e"),
+    (0.8, "#22a884"),
+    (0.9, "#7ad151"),
+    (0.95, "#fde725"),
 )
 #: A cell with no value (no way to asylum).
 NO_VALUE = "#bdbdbd"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
+
+import pandas as pd
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
 _SCRIPT_ESCAPES = (
@@ -15,6 +18,67 @@ _SCRIPT_ESCAPES = (
     ("\u2028", "\\u2028"),
     ("\u2029", "\\u2029"),
 )
+
+
+class Html(str):
+    """Text that is already safe HTML (built here from escaped pieces): `popup_parts` keeps it."""
+
+    __slots__ = ()
+
+
+#: Sefaria's names of the books the package cites (and their abbreviations in the data).
+_BIBLE = {
+    "Genesis": "Genesis", "Gen": "Genesis", "Exodus": "Exodus", "Exod": "Exodus",
+    "Leviticus": "Leviticus", "Lev": "Leviticus", "Numbers": "Numbers", "Num": "Numbers",
+    "Deuteronomy": "Deuteronomy", "Deut": "Deuteronomy", "Joshua": "Joshua", "Josh": "Joshua",
+    "1 Chr": "I_Chronicles", "1 Chronicles": "I_Chronicles",
+}  # fmt: skip
+#: Rambam's laws the package cites, by the short name it uses, as Sefaria names them.
+_RAMBAM = {"Rotzeach": "Mishneh_Torah,_Murderer_and_the_Preservation_of_Life"}
+_TRACTATES = "Makkot|Eruvin|Sanhedrin|Bekhorot|Zevachim|Sotah|Bava Kamma|Shabbat"
+_BOOKS = "|".join(sorted((re.escape(b) for b in _BIBLE), key=len, reverse=True))
+_VERSES = r"(\d+):(\d+(?:-\d+)?)"
+#: A reference in running text: Mishnah or Tosefta, a Bible verse, a Talmud folio, Rambam.
+_REFERENCE = re.compile(
+    rf"(?P<mishnah>(?P<work>Mishnah|Tosefta) (?P<tractate>[A-Z][a-z]+(?: [A-Z][a-z]+)?) {_VERSES})"
+    rf"|(?P<bible>\b(?P<book>{_BOOKS}) (?P<bc>\d+):(?P<bv>\d+(?:-\d+)?))"
+    rf"|(?P<talmud>\b(?P<t>{_TRACTATES}) (?P<folio>\d+[ab](?:-[ab])?))"
+    rf"|(?P<rambam>Rambam, (?P<law>{'|'.join(_RAMBAM)}) (?P<rc>\d+):(?P<rv>\d+(?:-\d+)?))"
+)
+SEFARIA = "https://www.sefaria.org/"
+
+
+def sefaria_url(match: re.Match[str]) -> str:
+    """The Sefaria page of a reference `_REFERENCE` matched (``Mishnah Makkot 2:7`` ->
+    ``https://www.sefaria.org/Mishnah_Makkot.2.7``)."""
+    if match["mishnah"]:
+        ref = f"{match['work']}_{match['tractate'].replace(' ', '_')}.{match[4]}.{match[5]}"
+    elif match["bible"]:
+        ref = f"{_BIBLE[match['book']]}.{match['bc']}.{match['bv']}"
+    elif match["talmud"]:
+        ref = f"{match['t'].replace(' ', '_')}.{match['folio'].split('-')[0]}"
+    else:
+        ref = f"{_RAMBAM[match['law']]}.{match['rc']}.{match['rv']}"
+    return SEFARIA + ref
+
+
+def cited(text: Any) -> Html | None:
+    """`text` escaped, with every reference in it linked to its text on Sefaria (a link only:
+    nothing is fetched); None for a missing value."""
+    if is_missing(text):
+        return None
+    raw, out, last = str(text), [], 0
+    for match in _REFERENCE.finditer(raw):
+        out.append(esc(raw[last : match.start()]))
+        out.append(link(match[0], sefaria_url(match)))
+        last = match.end()
+    out.append(esc(raw[last:]))
+    return Html("".join(out))
+
+
+def link(text: str, url: str) -> str:
+    """An escaped link that opens in a new tab."""
+    return f'<a href="{esc(url)}" target="_blank" rel="noopener">{esc(text)}</a>'
 
 
 def esc(value: Any) -> str:
@@ -39,7 +103,8 @@ def is_missing(value: Any) -> bool:
 def popup_table(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = None) -> str:
     """A popup: a bold title (and a Hebrew title, right to left) over a two-column table.
 
-    Labels and values are escaped here; rows with a missing value are left out.
+    Labels and values are escaped here (an `Html` value is kept as it is); rows with a missing
+    value are left out.
     """
     return "".join(popup_parts(title, rows, title_he=title_he))
 
@@ -52,7 +117,7 @@ def popup_parts(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = 
     if not is_missing(title_he):
         head += f' <span dir="rtl" lang="he">{esc(title_he)}</span>'
     cells = [
-        f"<tr><th>{esc(label)}</th><td>{esc(value)}</td></tr>"
+        f"<tr><th>{esc(label)}</th><td>{value if isinstance(value, Html) else esc(value)}</td></tr>"
         for label, value in rows
         if not is_missing(value)
     ]
@@ -63,6 +128,20 @@ def hours(seconds: float) -> str:
     """A duration as ``"7 h 41 min"``."""
     minutes = round(seconds / 60)
     return f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def since_killing(delta: pd.Timedelta) -> str:
+    """A time after the killing as a teacher says it: ``"3 h 05 min after the killing"``,
+    ``"2 d 4 h after the killing"``, ``"3.2 years after the killing"``."""
+    minutes = round(delta.total_seconds() / 60)
+    if minutes < 0:
+        return f"{hours(-minutes * 60)} before the killing"
+    days, rest = divmod(minutes, 1440)
+    if days >= 365:
+        return f"{days / 365.25:.1f} years after the killing"
+    if days:
+        return f"{days} d {rest // 60} h after the killing"
+    return f"{hours(minutes * 60)} after the killing"
 
 
 def script_json(value: Any) -> str:

@@ -1,21 +1,30 @@
-"""Many circle markers as one toggleable layer: compact data, drawn by one loop in the page."""
+"""Many circle markers as one toggleable layer of clusters: compact data, drawn by one loop in
+the page, gathered (Leaflet.markercluster) into discs that give their count."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from folium.elements import JSCSSMixin
 from folium.map import Layer
 from jinja2 import Template
 
 from refuge_map.render._html import script_json
+from refuge_map.render.assets import CLUSTER_CSS, CLUSTER_JS, folium_links
 
 #: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
 Marker = tuple[float, float, Sequence[str], str]
 
 
-class MarkerLayer(Layer):
-    """Circle markers of one style, each with its popup and tooltip, in the layer control.
+#: From this zoom on every marker stands alone (a town's streets).
+UNCLUSTERED_ZOOM = 13
+
+
+class MarkerLayer(JSCSSMixin, Layer):
+    """Circle markers of one style, each with its popup and tooltip, in the layer control;
+    nearby markers are gathered into a disc of the layer's colour that gives their count (a
+    click zooms in), so that a thousand events read as a few numbers.
 
     A folium `CircleMarker` per event writes a dozen lines of script each; this writes one
     array and one loop, and every distinct piece of text once (a popup is its pieces joined,
@@ -31,25 +40,50 @@ class MarkerLayer(Layer):
         The layer's name in the layer control.
     show
         Whether the layer is switched on when the page opens.
+    cluster_color
+        The colour of the layer's count discs.
     """
 
     _template = Template(
         """
         {% macro script(this, kwargs) %}
-        var {{ this.get_name() }} = (function (texts, markers) {
+        var {{ this.get_name() }} = (function (texts, markers, color) {
             function text(i) { return texts[i]; }
-            return L.featureGroup(markers.map(function (m) {
+            var group = L.markerClusterGroup({
+                showCoverageOnHover: false,
+                disableClusteringAtZoom: {{ this.unclustered_zoom }},
+                iconCreateFunction: function (cluster) {
+                    var n = cluster.getChildCount();
+                    var size = n < 10 ? 26 : n < 100 ? 32 : 40;
+                    return L.divIcon({
+                        html: '<div style="background:' + color + '">' + n + "</div>",
+                        className: "refuge-cluster {{ this.style_class }}-cluster",
+                        iconSize: L.point(size, size)
+                    });
+                }
+            });
+            group.addLayers(markers.map(function (m) {
                 return L.circleMarker([m[0], m[1]], {{ this.style }})
                     .bindPopup(m[2].map(text).join(""), {maxWidth: 380})
                     .bindTooltip(texts[m[3]]);
             }));
-        })({{ this.texts }}, {{ this.markers }});
+            return group;
+        })({{ this.texts }}, {{ this.markers }}, {{ this.color }});
         {% endmacro %}
         """
     )
 
+    default_js = folium_links(CLUSTER_JS)
+    default_css = folium_links(CLUSTER_CSS)
+
     def __init__(
-        self, markers: Sequence[Marker], *, style: dict[str, Any], name: str, show: bool
+        self,
+        markers: Sequence[Marker],
+        *,
+        style: dict[str, Any],
+        name: str,
+        show: bool,
+        cluster_color: str,
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=show)
         self._name = "MarkerLayer"
@@ -64,3 +98,6 @@ class MarkerLayer(Layer):
         self.texts = script_json(list(texts))
         self.markers = script_json(rows)
         self.style = script_json(style)
+        self.color = script_json(cluster_color)
+        self.style_class = str(style.get("className", "refuge-marker")).split()[-1]
+        self.unclustered_zoom = UNCLUSTERED_ZOOM

@@ -13,30 +13,33 @@ from refuge_map.render._html import script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
-#: cuts every feature before time 0, so it cannot take the (pre-1970) nominal dates of a run.
-_BASE_MS = 86_400_000
+#: cuts every feature before time 0, so it counts from the killing, not the nominal dates.
+BASE_MS = 86_400_000
 
 
 class TimeSlider(JSCSSMixin, Layer):
-    """Timestamped tracks on a time slider with play, step and speed controls.
+    """Timestamped tracks on a time slider with play, step and speed controls, and a picker of
+    the incidents to follow.
 
-    Each feature is a LineString whose ``properties`` hold ``times`` (from `slider_times`),
+    Each feature is a LineString whose ``properties`` hold ``times`` (from `slider_times`:
+    counted from its incident's killing, so that every incident starts at 0), ``incident``,
     ``role`` (a key of `styles`), ``popup`` and ``tooltip`` (escaped HTML). The slider shows the
-    run's own date and time (UTC, as the tz-naive times are written), starting at the first
-    time. The data is written as compact JSON.
+    time since the killing ("3 h 05 min after the killing"); the page opens on the tracks of
+    `followed` and the picker shows any one incident (or all of them). The data is written as
+    compact JSON.
 
     Parameters
     ----------
     features
         The GeoJSON features.
-    times
-        Every time the features hold, as written (tz-naive datetimes).
     styles
         Per role: ``style`` (the line) and ``head`` (the circle marking its last position).
     period
         The slider's step as an ISO 8601 duration (e.g. ``"PT2M"``).
     name
         The layer's name in the layer control.
+    followed
+        The incidents whose tracks the page opens on.
     """
 
     _template = Template(
@@ -49,27 +52,65 @@ class TimeSlider(JSCSSMixin, Layer):
         });
         {{ this._parent.get_name() }}.addControl(new (L.Control.TimeDimension.extend({
             _getDisplayDateFormat: function (date) {
-                return moment.utc(date.getTime() + {{ this.origin_ms }}).format("YYYY-MM-DD HH:mm");
+                var minutes = Math.round((date.getTime() - {{ this.base_ms }}) / 60000);
+                var days = Math.floor(minutes / 1440), h = Math.floor(minutes % 1440 / 60);
+                var m = minutes % 60;
+                return (days ? days + " d " : "") + h + " h " + (m < 10 ? "0" : "") + m +
+                    " min after the killing";
             }
         }))({{ this.control_options|tojson }}));
-        var {{ this.get_name() }}_styles = {{ this.styles }};
-        var {{ this.get_name() }} = L.timeDimension.layer.geoJson(
-            L.geoJson({{ this.data }}, {
+        var {{ this.get_name() }} = (function (map, data, styles, followed) {
+            var tracks = L.geoJson(null, {
                 pointToLayer: function (feature, latlng) {
-                    var role = {{ this.get_name() }}_styles[feature.properties.role];
-                    return L.circleMarker(latlng, role.head);
+                    return L.circleMarker(latlng, styles[feature.properties.role].head);
                 },
                 style: function (feature) {
-                    var role = {{ this.get_name() }}_styles[feature.properties.role];
+                    var role = styles[feature.properties.role];
                     return feature.geometry.type === "Point" ? role.head : role.style;
                 },
                 onEachFeature: function (feature, layer) {
                     layer.bindPopup(feature.properties.popup);
                     layer.bindTooltip(feature.properties.tooltip);
                 }
-            }),
-            {updateTimeDimension: false, addlastPoint: true}
-        );
+            });
+            function follow(choice) {
+                tracks.clearLayers();
+                tracks.addData(data.features.filter(function (f) {
+                    var incident = f.properties.incident;
+                    return choice === "all" ||
+                        (choice === "" ? followed.indexOf(incident) >= 0 : incident === +choice);
+                }));
+            }
+            follow("");
+            var layer = L.timeDimension.layer.geoJson(
+                tracks, {updateTimeDimension: false, addlastPoint: true});
+            var picker = L.control({position: "bottomleft"});
+            picker.onAdd = function () {
+                var box = L.DomUtil.create("div", "leaflet-bar refuge-follow");
+                var incidents = [];
+                data.features.forEach(function (f) {
+                    if (incidents.indexOf(f.properties.incident) < 0) {
+                        incidents.push(f.properties.incident);
+                    }
+                });
+                var options = '<option value="">the first ' + followed.length +
+                    ' incidents</option><option value="all">every incident (' +
+                    incidents.length + ')</option>';
+                incidents.sort(function (a, b) { return a - b; }).forEach(function (i) {
+                    options += '<option value="' + i + '">incident ' + i + '</option>';
+                });
+                box.innerHTML = '<label>Follow <select>' + options + '</select></label>';
+                L.DomEvent.disableClickPropagation(box);
+                box.querySelector("select").addEventListener("change", function (e) {
+                    follow(e.target.value);
+                    layer._update();
+                });
+                return box;
+            };
+            picker.addTo(map);
+            return layer;
+        })({{ this._parent.get_name() }}, {{ this.data }}, {{ this.styles }},
+           {{ this.followed }});
         {% endmacro %}
         """
     )
@@ -79,18 +120,19 @@ class TimeSlider(JSCSSMixin, Layer):
     def __init__(
         self,
         features: list[dict[str, Any]],
-        times: pd.Series,
         *,
         styles: dict[str, dict[str, Any]],
         period: str,
         name: str,
+        followed: list[int],
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=True)
         self._name = "TimeSlider"
         self.data = script_json({"type": "FeatureCollection", "features": features})
         self.styles = script_json(styles)
-        self.times = sorted(set(slider_times(times, origin=times.min())))
-        self.origin_ms = _ms(times.min()) - _BASE_MS
+        self.followed = script_json(followed)
+        self.times = sorted({t for f in features for t in f["properties"]["times"]})
+        self.base_ms = BASE_MS
         self.period = period
         self.control_options = {
             "position": "bottomleft",
@@ -102,11 +144,7 @@ class TimeSlider(JSCSSMixin, Layer):
         }
 
 
-def slider_times(times: pd.Series, *, origin: pd.Timestamp) -> list[int]:
-    """Times as the slider counts them: milliseconds after `origin`, plus one day."""
-    return (_BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()
-
-
-def _ms(time: pd.Timestamp) -> int:
-    """A tz-naive time as milliseconds since the epoch (read as UTC)."""
-    return int((time - pd.Timestamp(0)) // pd.Timedelta(milliseconds=1))
+def slider_times(times: pd.Series, *, origin: pd.Series | pd.Timestamp) -> list[int]:
+    """Times as the slider counts them: milliseconds after `origin` (each row's killing),
+    plus one day."""
+    return (BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()

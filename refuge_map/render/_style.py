@@ -12,38 +12,49 @@ ATTRIBUTION = (
     "coordinates."
 )
 
-SIDE_COLORS = {"west": "#a93226", "east": "#1f618d"}
-LAND_COLORS = {"west": "#f4ecd8", "east": "#e6eedb"}
-WATER = "#3b7fb6"
-LAKE_FILL = "#a9cfe8"
+#: The palette: one meaning per colour, every colour distinguishable with the common colour
+#: vision deficiencies. Cities, roles and boundaries take Okabe & Ito's colours ("Color
+#: Universal Design", 2008); event categories take Paul Tol's "muted" scheme (SRON technical
+#: note, 2021); the coverage classes take viridis (`refuge_map.render._coverage`). A test checks
+#: that no colour means two things (`colour_meanings`).
+SIDE_COLORS = {"west": "#0072B2", "east": "#E69F00"}
+LAND_COLORS = {"west": "#f3eee2", "east": "#ebeede"}
+#: The land beyond the data's region: the map's background, so that the land reaches the edge
+#: of the view instead of ending in a rectangle.
+LAND_BEYOND = "#efece3"
+WATER = "#5b8db8"
+LAKE_FILL = "#b9d3e8"
 TOWN = "#6e2c00"
 ROAD = "#8c6d46"
 LIMIT = "#4d4d4d"
 CANDIDATE = "#7f7f7f"
-TREE = "#2e7d32"
+TREE = "#A6761D"
+LEVITICAL = "#7d3c98"  # the 42 Levitical cities
+SIGNPOST = "#b9770e"  # the "miklat" signposts at the crossroads
+BRIDGE = "#117a65"  # bridges over rivers
 
 #: The chosen boundary shape is filled; the other is drawn as a dashed outline.
 ZONE_STYLES: dict[str, dict[str, Any]] = {
-    "squared": {"color": "#c0392b", "weight": 2, "fillColor": "#e74c3c"},
-    "round": {"color": "#7d3c98", "weight": 2, "fillColor": "#af7ac5"},
+    "squared": {"color": "#CC79A7", "weight": 2, "fillColor": "#CC79A7"},
+    "round": {"color": "#000000", "weight": 2, "fillColor": "#000000"},
 }
 
-ROLE_COLORS = {"fugitive": "#1f77b4", "avenger": "#d62728", "escort": "#2ca02c"}
+ROLE_COLORS = {"fugitive": "#56B4E9", "avenger": "#D55E00", "escort": "#009E73"}
 OTHER = "#444444"
 
 #: What an event tells, in a few categories both maps colour alike: (label, colour), in
 #: legend order. Every event kind belongs to one (`KIND_CATEGORIES`).
 EVENT_CATEGORIES: dict[str, tuple[str, str]] = {
-    "flight": ("flight and pursuit begin", "#6baed6"),
-    "refuge": ("refuge reached (or regained)", "#2ca02c"),
-    "killed": ("killed by the avenger", "#d62728"),
-    "deterred": ("avenger deterred by the escorts, or gave up", "#ff7f0e"),
-    "trial": ("trial and verdict", "#9467bd"),
-    "exile": ("years in the city (going out, moves, rent)", "#8c564b"),
-    "released": ("released at the high priest's death", "#17becf"),
-    "died": ("died in exile", "#000000"),
-    "unfinished": ("no refuge yet (unprotected, horizon)", "#bcbd22"),
-    "other": ("other events", OTHER),
+    "flight": ("flight and pursuit begin", "#88CCEE"),
+    "refuge": ("refuge reached (or regained)", "#44AA99"),
+    "killed": ("killed by the avenger", "#882255"),
+    "deterred": ("avenger deterred by the escorts, or gave up", "#DDCC77"),
+    "trial": ("trial and verdict", "#332288"),
+    "exile": ("years in the city (going out, moves, rent)", "#999933"),
+    "released": ("released at the high priest's death", "#117733"),
+    "died": ("died in exile", "#AA4499"),
+    "unfinished": ("no refuge yet (unprotected, horizon)", "#CC6677"),
+    "other": ("other events", "#DDDDDD"),
 }
 #: The category of every event kind of the flight (`refuge_map.simulation.EVENT_KINDS`) and of
 #: the exile (`refuge_map.simulation.EXILE_KINDS`).
@@ -101,3 +112,25 @@ def category_label(category: str) -> str:
 def short_name(name: str) -> str:
     """``"Kedesh (Kedesh in Galilee)"`` -> ``"Kedesh"``."""
     return name.split(" (", 1)[0]
+
+
+def colour_meanings() -> dict[str, str]:
+    """Every meaning a map gives a colour -> its colour (cities by side, boundaries, roles,
+    event categories, furniture): a test checks that no colour means two things."""
+    meanings = {
+        **{f"city, {side}": color for side, color in SIDE_COLORS.items()},
+        **{f"boundary, {mode}": s["color"] for mode, s in ZONE_STYLES.items()},
+        **{f"role, {role}": color for role, color in ROLE_COLORS.items()},
+        **{f"event, {name}": color for name, (_, color) in EVENT_CATEGORIES.items()},
+        "town": TOWN,
+        "road": ROAD,
+        "water": WATER,
+        "tree": TREE,
+        "Levitical city": LEVITICAL,
+        "signpost": SIGNPOST,
+        "bridge": BRIDGE,
+        "limit": LIMIT,
+        "candidate": CANDIDATE,
+        "other": OTHER,
+    }
+    return {meaning: color.lower() for meaning, color in meanings.items()}

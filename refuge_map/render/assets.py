@@ -52,6 +52,8 @@ TIMEDIMENSION_CSS = Asset(
     "leaflet-timedimension", "1.1.1", "dist/leaflet.timedimension.control.css"
 )
 MOMENT_JS = Asset("moment", "2.18.1", "min/moment.min.js")
+MARKERCLUSTER_JS = Asset("leaflet.markercluster", "1.5.3", "dist/leaflet.markercluster.js")
+MARKERCLUSTER_CSS = Asset("leaflet.markercluster", "1.5.3", "dist/MarkerCluster.css")
 
 #: What a map needs: folium's (name, URL) pairs for `Map.default_js` and `default_css` (its
 #: popups build their content with jQuery). The map draws its markers itself, so folium's
@@ -66,6 +68,9 @@ SLIDER_JS: tuple[tuple[str, Asset], ...] = (
     ("moment", MOMENT_JS),
 )
 SLIDER_CSS: tuple[tuple[str, Asset], ...] = (("leaflet.timedimension_css", TIMEDIMENSION_CSS),)
+#: What the clusters of events need (their icons are styled by the page itself).
+CLUSTER_JS: tuple[tuple[str, Asset], ...] = (("leaflet.markercluster", MARKERCLUSTER_JS),)
+CLUSTER_CSS: tuple[tuple[str, Asset], ...] = (("leaflet.markercluster_css", MARKERCLUSTER_CSS),)
 
 #: Absolute URLs inside the pinned CSS, and the pinned package folder that serves them when
 #: inlined. The time slider's CSS loads the Glyphicons font of Bootstrap 3.0.0, which npm does
@@ -76,7 +81,7 @@ CSS_URL_SOURCES: dict[str, Asset] = {
 
 #: The files a page links to, and with the fonts their CSS loads, every pinned package.
 LINKED: tuple[Asset, ...] = tuple(
-    asset for _, asset in (*MAP_JS, *MAP_CSS, *SLIDER_JS, *SLIDER_CSS)
+    asset for _, asset in (*MAP_JS, *MAP_CSS, *SLIDER_JS, *SLIDER_CSS, *CLUSTER_JS, *CLUSTER_CSS)
 )
 PINNED: tuple[Asset, ...] = LINKED + tuple(CSS_URL_SOURCES.values())
 

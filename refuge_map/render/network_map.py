@@ -8,6 +8,7 @@ from typing import Any
 
 import folium
 import geopandas as gpd
+import pandas as pd
 import shapely
 import xyzservices
 
@@ -18,8 +19,9 @@ from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
 from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
-from refuge_map.render._html import esc, hours, is_missing, popup_table
+from refuge_map.render._html import Html, cited, esc, hours, is_missing, link, popup_table
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
+from refuge_map.render.levitical_layers import add_levitical_layers
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
 
 LegendEntry = tuple[Swatch, str, str]
@@ -68,15 +70,17 @@ def network_map(
     framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
     fmap = _base_map(framed, tiles)
     entries = [*_network_legend(), *_add_network_layers(fmap, network)]
+    entries += add_levitical_layers(fmap, network)
     if coverage is not None:
         CoverageLayer(coverage, name=coverage_name(coverage), show=loaded is None).add_to(fmap)
         entries += coverage_legend()
     title, note = "The cities of refuge", ""
     if loaded is not None:
         entries += add_run_layers(fmap, loaded)
-        title = f"Run {loaded.run_id}"
         note = str(loaded.scenario.get("description", ""))
-    Legend(title, entries, note=note).add_to(fmap)
+        title = f"The cities of refuge: {loaded.scenario.get('name') or 'a simulated run'}"
+    fmap.get_root().title = esc(title)  # branca writes the <title> unescaped
+    Legend("What the map shows", entries, note=note).add_to(fmap)
     Attribution(style.ATTRIBUTION).add_to(fmap)
     folium.LayerControl(collapsed=True).add_to(fmap)
     return fmap
@@ -92,7 +96,9 @@ def _landmarks(network: RefugeNetwork) -> gpd.GeoSeries:
 
 def _base_map(framed: gpd.GeoSeries, tiles: str | None) -> folium.Map:
     """An empty map framed on `framed`, with a scale bar and the page's own styles."""
-    fmap = folium.Map(tiles=None, control_scale=True, zoom_start=8)
+    # folium passes max_zoom to tiles only; the map's own zoom range (which the clusters of
+    # events need) goes in as Leaflet options.
+    fmap = folium.Map(tiles=None, control_scale=True, zoom_start=8, maxZoom=18, minZoom=6)
     fmap.default_js = folium_links(MAP_JS)
     fmap.default_css = folium_links(MAP_CSS)
     if tiles is not None:
@@ -123,8 +129,10 @@ def _is_limit(places: gpd.GeoDataFrame) -> Any:
 def _add_network_layers(fmap: folium.Map, network: RefugeNetwork) -> list[LegendEntry]:
     """Add the network's layers, bottom to top; the legend entries of the zones they drew."""
     layers = network.layers()
+    _sea_layer(layers["hydrography_lines"]).add_to(fmap)  # the coast is a line
     _land_layer(layers["land"]).add_to(fmap)
-    _hydrography_layer(layers["hydrography"]).add_to(fmap)
+    water = pd.concat([layers["hydrography_lines"], layers["hydrography_polygons"]])
+    _hydrography_layer(water).add_to(fmap)
     zone_layers = _zone_layers(network)
     for layer, _ in zone_layers:
         layer.add_to(fmap)
@@ -157,6 +165,42 @@ def _shape(
         popup=folium.Popup(popup, max_width=380),
         tooltip=esc(tooltip),
     )
+
+
+#: The coast beyond the data's region, schematic (lon, lat), north of where the shipped
+#: coastline leaves the region: Sidon, Beirut, Tripoli, Latakia, the gulf of Iskenderun. It only
+#: closes the sea on the page's background (the land beyond the region is that background).
+_COAST_BEYOND = ((35.37, 33.9), (35.84, 34.45), (35.77, 35.52), (36.0, 36.9))
+#: How far west and north the schematic sea reaches (degrees).
+_SEA_WEST, _SEA_NORTH = 20.0, 37.0
+
+
+def _sea_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
+    """The Mediterranean drawn to the edge of the view: the shipped coastline, closed to the
+    west (and to the north along a schematic coast), so that the land is the page's background
+    and does not end in a rectangle at the data's region."""
+    layer = folium.FeatureGroup(name="The Mediterranean", control=False)
+    coast = hydrography.set_index("id").geometry.get("mediterranean_coast")
+    if coast is None:
+        return layer
+    ring = list(coast.coords)
+    if ring[0][1] < ring[-1][1]:
+        ring.reverse()  # north to south
+    (_, south_lat) = ring[-1]
+    ring += [(_SEA_WEST, south_lat), (_SEA_WEST, _SEA_NORTH)]
+    ring += [(lon, lat) for lon, lat in reversed(_COAST_BEYOND)]
+    path_style = {
+        "color": style.WATER,
+        "weight": 0,
+        "fillColor": style.LAKE_FILL,
+        "fillOpacity": 1,
+        "className": "refuge-sea",
+    }
+    popup = popup_table(
+        "Mediterranean Sea", [("coast", "Natural Earth; beyond the data: schematic")]
+    )
+    _shape(shapely.Polygon(ring), path_style, popup, "Mediterranean Sea").add_to(layer)
+    return layer
 
 
 def _land_layer(land: gpd.GeoDataFrame) -> folium.FeatureGroup:
@@ -227,7 +271,7 @@ def _zone_layers(network: RefugeNetwork) -> list[tuple[folium.FeatureGroup, Lege
                 [
                     ("opinion", _opinion_label(network.options)),
                     ("area", f"{zones[city].area / 1e6:.2f} km²"),
-                    ("rule", KIND_CITATIONS["techum"]),
+                    ("rule", cited(KIND_CITATIONS["techum"])),
                 ],
             )
             _shape(zone, path_style, popup, f"{name}: {mode} boundary").add_to(layer)
@@ -293,8 +337,9 @@ def _point_layer(
             [
                 ("identification", place.modern_identification),
                 ("proposed for", place.candidate_of),
-                ("score", place.confidence_score),
+                ("OpenBible score", _score(place.openbible_score)),
                 ("source", place.source),
+                ("gazetteer", _gazetteer_links(place._asdict())),
             ],
             title_he=place.hebrew_name,
         )
@@ -344,30 +389,56 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
 
 
 def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
-    """Names, identification and its confidence, alternatives, side, designation, sources."""
+    """Names, identification and its OpenBible score, alternatives, side, designation, sources."""
     places = network.places
     own = places[(places["city"] == city) & (places["feature_kind"] == "city_of_refuge")]
     refs = own["biblical_refs"].iloc[0] if len(own) else None
     pairing = own["talmud_pairing"].iloc[0] if len(own) else None
     others = places[(places["city"] == city) & (places["id"] != row["site_id"])]
     alternatives = "; ".join(
-        f"{p.modern_identification} (score {p.confidence_score})"
+        f"{p.modern_identification} (OpenBible score {_score(p.openbible_score)}"
+        + "".join(f"; {flag}" for flag in p.site_flags)
+        + ")"
         for p in others.itertuples(index=False)
     )
     return popup_table(
         str(row["name"]),
         [
             ("identification", f"{row['modern_identification']} (rank {row['rank']})"),
-            ("confidence", f"{float(row['confidence']):.0%}"),
+            ("OpenBible score", _score(row["openbible_score"])),
             ("alternatives", alternatives or "none recorded"),
             ("side", _side_label(str(row["side"]))),
             ("designation", _designation_label(float(row["designated_at"]))),
-            ("scripture", _as_text(refs)),
-            ("paired with", pairing),
-            ("rule", KIND_CITATIONS["city"]),
+            ("scripture", cited(_as_text(refs))),
+            ("paired with", cited(pairing)),
+            ("rule", cited(KIND_CITATIONS["city"])),
+            ("gazetteer", _gazetteer_links(own.iloc[0] if len(own) else {})),
         ],
         title_he=row["hebrew_name"],
     )
+
+
+def _score(value: Any) -> str:
+    """OpenBible's score of an identification (-1000..1000), or why there is none."""
+    return "none (not in OpenBible)" if pd.isna(value) else f"{int(value)} of 1000"
+
+
+#: The gazetteers of the places: Pleiades by its id; OpenBible.info's modern site, whose
+#: coordinates the places take (data/README.md).
+PLEIADES = "https://pleiades.stoa.org/places/"
+OPENBIBLE = "https://www.openbible.info/geo/modern/"
+
+
+def _gazetteer_links(place: Any) -> Html:
+    """Links to the place's entries in Pleiades and OpenBible.info, by the ids its row holds
+    (links only: nothing is fetched); "none recorded" for a place with neither."""
+    pleiades, openbible = place.get("pleiades_id"), place.get("openbible_modern_id")
+    links = []
+    if not is_missing(pleiades):
+        links.append(link(f"Pleiades {pleiades}", f"{PLEIADES}{pleiades}"))
+    if not is_missing(openbible):
+        links.append(link(f"OpenBible.info {openbible}", f"{OPENBIBLE}{openbible}/"))
+    return Html(" · ".join(links) or "none recorded")
 
 
 def _as_text(value: Any) -> str | None:

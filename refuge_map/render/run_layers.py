@@ -19,7 +19,7 @@ import shapely
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import esc, popup_parts, popup_table
+from refuge_map.render._html import cited, esc, popup_parts, popup_table, since_killing
 from refuge_map.render._markers import MarkerLayer
 from refuge_map.render._slider import TimeSlider, slider_times
 from refuge_map.render._style import (
@@ -32,8 +32,9 @@ from refuge_map.render._style import (
 )
 from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
 
-#: Above this many events a category's layer starts switched off (it stays in the control).
-SHOWN_EVENTS = 300
+#: The page opens on the tracks of this many incidents (the first by number); a picker
+#: follows any other, or all.
+FOLLOWED_INCIDENTS = 5
 #: The time slider shows each agent at most once per this many seconds (display only: the
 #: run's files keep every point).
 DISPLAY_EVERY_S = 600
@@ -84,6 +85,10 @@ class RunFiles:
             for name in EVENT_CATEGORIES
             if (category == name).any()
         ]
+
+    def killings(self) -> pd.Series:
+        """Per incident, the time of the killing: its first row of the flight."""
+        return self.flight.groupby("incident")["t"].min()
 
     @property
     def run_id(self) -> str:
@@ -153,20 +158,21 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, s
         Legend entries (swatch, colour, label) for what was drawn.
     """
     shown = _display_rows(run.flight)
-    times = shown["t"]
+    killed_at = run.killings()
     roles = sorted(shown["role"].unique())
+    incidents = sorted(shown["incident"].astype(int).unique())
     TimeSlider(
-        list(_track_features(shown, escorted=_escorted(run.flight), origin=times.min())),
-        times,
+        list(_track_features(shown, escorted=_escorted(run.flight), killed_at=killed_at)),
         styles={role: _role_style(role) for role in roles},
         period=_iso_duration(max(_step_seconds(run.flight["t"]), DISPLAY_EVERY_S)),
         name="Flight and pursuit (time slider)",
+        followed=[int(i) for i in incidents[:FOLLOWED_INCIDENTS]],
     ).add_to(fmap)
     entries: list[tuple[Swatch, str, str]] = [
         ("line", role_color(role), f"track of the {role}") for role in roles
     ]
     for category, events in run.event_groups():
-        _event_layer(category, events).add_to(fmap)
+        _event_layer(category, events, killed_at).add_to(fmap)
         label = f"{category_label(category)} ({len(events):,})"
         entries.append(("dot", category_color(category), label))
     trees = run.summary.get("trees") or []
@@ -208,23 +214,25 @@ def _role_style(role: str) -> dict[str, dict[str, Any]]:
 
 
 def _track_features(
-    tracks: gpd.GeoDataFrame, *, escorted: set[int], origin: pd.Timestamp
+    tracks: gpd.GeoDataFrame, *, escorted: set[int], killed_at: pd.Series
 ) -> Iterator[dict[str, Any]]:
-    """One timestamped LineString per agent (`tracks` sorted by agent and time); its last
-    point marks the agent."""
+    """One timestamped LineString per agent (`tracks` sorted by agent and time), its times
+    counted from his incident's killing; its last point marks the agent."""
     codes, agents = pd.factorize(tracks["agent_id"])
     cuts = np.flatnonzero(np.diff(codes)) + 1
     coords = np.split(np.round(shapely.get_coordinates(tracks.geometry.to_numpy()), 5), cuts)
+    origin = killed_at.reindex(tracks["incident"]).to_numpy()
     times = np.split(np.asarray(slider_times(tracks["t"], origin=origin)), cuts)
     agent_rows = _agents(tracks).loc[agents].itertuples()
     for agent, xy, ms in zip(agent_rows, coords, times, strict=True):
         escorts = agent.role == "fugitive" and int(agent.incident) in escorted
+        killing = killed_at[agent.incident]
         popup = popup_table(
             f"{agent.role} {agent.Index}",
             [
                 ("incident", agent.incident),
-                ("start", agent.start),
-                ("end of flight", agent.end),
+                ("sets out", since_killing(agent.start - killing)),
+                ("end of flight", since_killing(agent.end - killing)),
                 ("reached", agent.reached),
                 ("captured", "yes" if agent.captured else "no"),
                 ("escorts", "two disciples of the Sages walk with him" if escorts else None),
@@ -235,6 +243,7 @@ def _track_features(
             "geometry": {"type": "LineString", "coordinates": xy.tolist()},
             "properties": {
                 "times": ms.tolist(),
+                "incident": int(agent.incident),
                 "role": str(agent.role),
                 "popup": popup,
                 "tooltip": esc(f"{agent.role} {agent.Index}"),
@@ -261,11 +270,9 @@ def _agents(tracks: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
-    """The events of a category as markers whose popups say what happened and cite the rule.
-
-    More than `SHOWN_EVENTS` events would hide the map: the layer then starts switched off.
-    """
+def _event_layer(category: str, events: pd.DataFrame, killed_at: pd.Series) -> MarkerLayer:
+    """The events of a category as markers, gathered into clusters that give their count,
+    whose popups say what happened, when (since the killing), and cite the rule."""
     markers = [
         (
             round(float(event.lat), 5),
@@ -273,12 +280,12 @@ def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
             popup_parts(
                 str(event.kind).replace("_", " "),
                 [
-                    ("time", event.t),
+                    ("time", _event_time(event, killed_at)),
                     ("incident", event.incident),
                     ("agent", event.agent_id),
                     ("city", event.city),
-                    ("rule", event.rule),
-                    ("source", event.citation),
+                    ("rule", cited(event.rule)),
+                    ("source", cited(event.citation)),
                 ],
             ),
             esc(str(event.kind).replace("_", " ")),
@@ -297,8 +304,15 @@ def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
         markers,
         style=style,
         name=f"Events: {category_label(category)} ({len(events):,})",
-        show=len(events) <= SHOWN_EVENTS,
+        show=True,
+        cluster_color=category_color(category),
     )
+
+
+def _event_time(event: Any, killed_at: pd.Series) -> str:
+    """When an event happened, counted from its incident's killing."""
+    killing = killed_at.get(event.incident)
+    return str(event.t) if killing is None else since_killing(event.t - killing)
 
 
 def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:

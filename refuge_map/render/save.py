@@ -12,6 +12,9 @@ from refuge_map._atomic import atomic_file
 from refuge_map.errors import RefugeError
 from refuge_map.render.assets import inline_assets
 
+#: The suffixes of an HTML map's file.
+HTML_SUFFIXES = (".html", ".htm")
+
 
 def render_html(fmap: folium.Map, *, self_contained: bool, node_modules: Path | None = None) -> str:
     """The page of `fmap` as text; self-contained: every script and stylesheet inlined.
@@ -27,7 +30,7 @@ def render_html(fmap: folium.Map, *, self_contained: bool, node_modules: Path | 
             "tiles load from the network: a self-contained map takes no tiles (--tiles none)",
             field="tiles",
         )
-    page = _stable_ids(fmap.get_root().render())
+    page = _with_language(_stable_ids(fmap.get_root().render()))
     return inline_assets(page, node_modules) if self_contained else page
 
 
@@ -40,6 +43,29 @@ def _stable_ids(page: str) -> str:
     the same page byte for byte."""
     ids: dict[str, str] = {}
     return _FOLIUM_ID.sub(lambda m: ids.setdefault(m.group(0), f"{len(ids):032x}"), page)
+
+
+def html_path(path: str | os.PathLike[str]) -> Path:
+    """`path`, if it names an HTML file.
+
+    Raises
+    ------
+    RefugeError
+        If its suffix is not ``.html`` (or ``.htm``).
+    """
+    target = Path(path)
+    if target.suffix.lower() not in HTML_SUFFIXES:
+        raise RefugeError(
+            "an HTML map needs FILE.html (pictures: --png FILE.png, FILE.pdf or FILE.svg)",
+            source=str(target),
+        )
+    return target
+
+
+def _with_language(page: str) -> str:
+    """The page's language declared (branca writes a bare ``<html>``): English, with the Hebrew
+    names marked ``lang="he"`` where they appear."""
+    return page.replace("<html>", '<html lang="en">', 1)
 
 
 def save_map(
@@ -67,10 +93,11 @@ def save_map(
     Raises
     ------
     RefugeError
-        See `render_html`; `path` is then left as it was.
+        If `path` does not end in ``.html`` (or ``.htm``), or see `render_html`; `path` is then
+        left as it was.
     """
+    target = html_path(path)
     page = render_html(fmap, self_contained=self_contained, node_modules=node_modules)
-    target = Path(path)
     with atomic_file(target) as tmp:
         tmp.write_text(page, encoding="utf-8")
     return target

@@ -1,24 +1,37 @@
-"""A static picture of the network (and a run) for papers and slides: PNG via matplotlib."""
+"""Static figures for papers and slides (PNG, PDF or SVG by the file's suffix): the network, a
+run, the coverage field; each with the cities, roads, labels, a scale bar and the attribution.
+
+Drawn on a bare matplotlib `Figure` (the Agg canvas): no pyplot, no global backend switched.
+"""
 
 from __future__ import annotations
 
 import math
 import os
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import shapely
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from numpy.typing import NDArray
 
 from geo import RefugeNetwork, to_metric
 from geo.roads import graph_to_gdfs
 from refuge_map._atomic import atomic_file
+from refuge_map.coverage import CoverageField
+from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
+from refuge_map.render._coverage import P_CLASSES
 from refuge_map.render.run_layers import RunFiles
 
+#: The figure formats, by the file's suffix.
+FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
 SCALE_KM = 20
 #: At most this many events of each category are drawn; more are thinned (the legend says).
 EVENTS_SHOWN = 150
@@ -31,7 +44,8 @@ def static_map(
     run: RunFiles | None = None,
     dpi: int = 150,
 ) -> Path:
-    """Draw the network (and a run's flight tracks and events) and write it as a PNG, atomically.
+    """Draw the network (and a run's flight tracks and events) and write it, atomically, as a
+    PNG, PDF or SVG by the suffix of `path`.
 
     The picture is in the network's metric CRS, framed on the cities and the limits of the
     land, with a scale bar, the attribution line and the legend beside the map. Of a run, the
@@ -40,22 +54,112 @@ def static_map(
 
     Raises
     ------
+    RefugeError
+        If the suffix is not one of `FIGURE_FORMATS` (nothing is drawn or written).
     OSError
         If `path` cannot be written (it is then left as it was).
     """
-    # A bare Figure draws with the Agg canvas: no pyplot, no global backend switched.
+    target, fmt = figure_path(path)
     fig = Figure(figsize=(10, 9), layout="constrained")
     ax = fig.add_subplot()
     _draw_network(ax, network)
     if run is not None:
         _draw_run(ax, run, network)
-    _frame(ax, network, title=f"Run {run.run_id}" if run is not None else None)
+    title = None
+    if run is not None:
+        title = f"The cities of refuge: {run.scenario.get('name') or 'a simulated run'}"
+    _frame(ax, network, title=title)
     fig.legend(handles=_legend_handles(network, run), loc="outside right upper", fontsize=7)
-    fig.text(0.01, 0.005, style.ATTRIBUTION, fontsize=5.5, wrap=True, color="#333")
+    return _save(fig, target, fmt, dpi=dpi)
+
+
+def coverage_figure(
+    network: RefugeNetwork,
+    coverage: CoverageField,
+    path: str | os.PathLike[str],
+    *,
+    dpi: int = 110,
+) -> Path:
+    """Two panels, the hours to the nearest asylum and P(reach asylum alive), over the land
+    with the cities, roads, labels, a scale bar and the attribution; written atomically as a
+    PNG, PDF or SVG by the suffix of `path`.
+
+    Raises
+    ------
+    RefugeError
+        If the suffix is not one of `FIGURE_FORMATS`.
+    OSError
+        If `path` cannot be written (it is then left as it was).
+    """
+    target, fmt = figure_path(path)
+    fig = Figure(figsize=(12, 8.5), layout="constrained")
+    bounds = [low for low, _ in P_CLASSES] + [1.0]
+    p_colors = ListedColormap([color for _, color in P_CLASSES])
+    panels = (
+        ("time_h", "hours to the nearest asylum", "cividis_r", None),
+        ("p_asylum", "P(reach asylum alive)", p_colors, BoundaryNorm(bounds, len(P_CLASSES))),
+    )
+    for ax, (name, label, cmap, norm) in zip(fig.subplots(1, 2), panels, strict=True):
+        image, extent = _raster(coverage, getattr(coverage, name))
+        shown = ax.imshow(image, origin="lower", extent=extent, cmap=cmap, norm=norm, zorder=2)
+        fig.colorbar(shown, ax=ax, shrink=0.6, label=label)
+        _draw_context(ax, network)
+        _frame(ax, network, title=label)
+    year = coverage.attrs.get("year")
+    when = "after the whole designation timeline" if year is None else f"year {year:g}"
+    fig.suptitle(
+        f"Coverage of the land ({coverage.grid.cell_m:g} m cells, {when}); "
+        "Deut 19:6: 'because the way is long'"
+    )
+    return _save(fig, target, fmt, dpi=dpi)
+
+
+def figure_path(path: str | os.PathLike[str]) -> tuple[Path, str]:
+    """`path` and its figure format (by its suffix).
+
+    Raises
+    ------
+    RefugeError
+        If the suffix is not one of `FIGURE_FORMATS`.
+    """
     target = Path(path)
+    fmt = FIGURE_FORMATS.get(target.suffix.lower())
+    if fmt is None:
+        raise RefugeError(
+            f"a figure is written as {', '.join('FILE' + s for s in FIGURE_FORMATS)}",
+            source=str(target),
+        )
+    return target, fmt
+
+
+def _save(fig: Figure, target: Path, fmt: str, *, dpi: int) -> Path:
+    """The attribution under the figure, then the file written atomically; PDF and SVG carry
+    no creation date, so the same figure gives the same bytes."""
+    fig.text(0.01, 0.005, style.ATTRIBUTION, fontsize=5.5, wrap=True, color="#333")
+    metadata = {"png": None, "pdf": {"CreationDate": None}, "svg": {"Date": None}}[fmt]
     with atomic_file(target) as tmp:
-        fig.savefig(tmp, format="png", dpi=dpi)
+        fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata)
     return target
+
+
+def _raster(coverage: CoverageField, values: NDArray[np.float64]) -> tuple[Any, list[float]]:
+    """The cells' values as a 2-d image (NaN off the land) and its extent."""
+    grid = coverage.grid
+    col = np.rint((grid.x - grid.x.min()) / grid.cell_m).astype(np.intp)
+    row = np.rint((grid.y - grid.y.min()) / grid.cell_m).astype(np.intp)
+    image = np.full((row.max() + 1, col.max() + 1), np.nan)
+    image[row, col] = np.where(np.isfinite(values), values, np.nan)
+    half = grid.cell_m / 2.0
+    extent = [grid.x.min() - half, grid.x.max() + half, grid.y.min() - half, grid.y.max() + half]
+    return image, extent
+
+
+def _draw_context(ax: Axes, network: RefugeNetwork) -> None:
+    """Over a field: the water, the roads and the labelled cities (no land fill)."""
+    water = network.hydrography
+    water.plot(ax=ax, color=style.WATER, lw=0.8, zorder=3)
+    graph_to_gdfs(network.roads)[1].plot(ax=ax, color=style.ROAD, lw=0.6, zorder=3)
+    _draw_cities(ax, network)
 
 
 def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
@@ -74,6 +178,11 @@ def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
     graph_to_gdfs(network.roads)[1].plot(ax=ax, color=style.ROAD, lw=1, zorder=3)
     limits = network.places[network.places["feature_kind"] == "reference_point"]
     limits.plot(ax=ax, color=style.LIMIT, markersize=8, zorder=4)
+    _draw_cities(ax, network)
+
+
+def _draw_cities(ax: Axes, network: RefugeNetwork) -> None:
+    """The six cities, coloured by side, labelled."""
     for city in network.cities.itertuples():
         color = style.SIDE_COLORS.get(str(city.side), style.OTHER)
         ax.plot(city.site.x, city.site.y, "o", ms=7, color=color, mec="white", zorder=6)

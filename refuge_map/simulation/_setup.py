@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
-from refuge_map.simulation._gazetteer import named_places
+from geo.gazetteer import named_places
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,

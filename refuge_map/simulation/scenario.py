@@ -30,9 +30,9 @@ from pydantic import (
 
 from geo import ALL_SIX, MOSES_THEN_JOSHUA
 from geo.crs import REGION_BOUNDS_LONLAT
+from geo.gazetteer import candidate_sites, named_places
 from refuge_map._loading import load_model
 from refuge_map.opinions import DISPUTES
-from refuge_map.simulation._gazetteer import candidate_sites, named_places
 from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from geo import to_metric
-from refuge_map.simulation._gazetteer import named_places
+from geo.gazetteer import named_places
 from refuge_map.simulation.events import EventLog
 from refuge_map.simulation.exile.rules import holds, war_priest_releases
 from refuge_map.simulation.priesthood import YEAR_S, Interruption, Succession, draw_succession

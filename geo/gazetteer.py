@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from functools import cache
 
-import geopandas as gpd
 import shapely
 
-from geo import default_data_dir
+from geo._validate import read_layer
+from geo.network import default_data_dir
+from geo.places import read_places
+from geo.roads import REQUIRED_FIELDS as ROAD_FIELDS
 
 #: Reference points of the gazetteer a scenario may name (the others are map labels).
 REFERENCE_POINTS = ("dan", "beersheba", "jerusalem")
@@ -15,9 +17,11 @@ REFERENCE_POINTS = ("dan", "beersheba", "jerusalem")
 
 @cache
 def _read() -> tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]:
+    """Read the shipped places and roads through geo's validating readers, in WGS84 as stored
+    (not projected and back, so the coordinates are the file's to the last digit)."""
     folder = default_data_dir()
-    places = gpd.read_file(folder / "places.geojson", engine="pyogrio")
-    roads = gpd.read_file(folder / "roads.geojson", engine="pyogrio")
+    places = read_places(folder / "places.geojson")
+    roads = read_layer(folder / "roads.geojson", ROAD_FIELDS, geom_types=("LineString",))
     points: dict[str, tuple[float, float]] = {}
     for field, end in (("from", 0), ("to", -1)):
         coords = [shapely.get_coordinates(line)[end] for line in roads.geometry]
@@ -42,10 +46,25 @@ def named_places() -> dict[str, tuple[float, float]]:
 
     City ids stand for the city's best-ranked site here; the engine moves them to the site the
     scenario's `candidates` choose.
+
+    Raises
+    ------
+    DataFileError
+        If the shipped places or roads file fails validation (every problem listed).
     """
     return _read()[0]
 
 
 def candidate_sites() -> dict[str, tuple[str, ...]]:
-    """The candidate site ids of each city (`network.candidates` values), by city id."""
+    """The candidate site ids of each city (`network.candidates` values), by city id.
+
+    Every site of the gazetteer is listed; those excluded from selection (a negative OpenBible
+    score, `geo.places.EXCLUDING_FLAGS`) are refused with the reason by `geo.places.choose_sites`
+    when the network loads.
+
+    Raises
+    ------
+    DataFileError
+        If the shipped places or roads file fails validation (every problem listed).
+    """
     return _read()[1]

@@ -1,0 +1,207 @@
+"""The roads as the court had to keep them: width, bridges, and "miklat" at every crossroads.
+
+Rambam, Rotzeach 8:5-6 (RULES.md §3): the roads to the cities of refuge are at least 32 cubits
+wide, straight and level, with bridges over rivers so the fugitive is not held up; signs reading
+"miklat" (refuge) stand at the crossroads so he knows where to turn (Makkot 10b, Rabbi Eliezer
+ben Yaakov). The signposts are derived, not typed in: at each junction of whatever road network
+is loaded, the sign points along a shortest way to the nearest city of refuge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import geopandas as gpd
+import networkx as nx
+import numpy as np
+import pandas as pd
+import shapely
+from numpy.typing import NDArray
+from pyproj import Geod
+from scipy.sparse.csgraph import dijkstra
+
+from geo._errors import ParameterError
+from geo.crs import to_lonlat
+from geo.roads import RoadRouter
+
+#: Rambam, Rotzeach 8:5: the road is at least 32 cubits wide. The Talmudic source usually given
+#: is the road-width baraita of Bava Batra 100b (unverified, not read).
+ROAD_WIDTH_CUBITS = 32.0
+ROAD_WIDTH_SOURCE = "Rambam, Rotzeach 8:5 (at least 32 cubits); Bava Batra 100b (unverified)"
+
+#: Rambam, Rotzeach 8:5: no hill, valley or river is left on the way; bridges are built.
+BRIDGE_SOURCE = "Rambam, Rotzeach 8:5: bridges over every river, so the fugitive is not delayed"
+
+#: What the signpost reads: "miklat" (Makkot 10b); Rambam 8:5 writes it twice.
+SIGNPOST_TEXT = "miklat"
+SIGNPOST_SOURCE = (
+    "Makkot 10b (Rabbi Eliezer ben Yaakov): 'miklat' at the crossroads; "
+    "Rambam, Rotzeach 8:5: 'miklat, miklat'"
+)
+
+#: Hydrography feature types a road crosses by a bridge.
+RIVER_TYPES = ("river",)
+
+#: How far along the road (metres) the sign's direction is taken: the way it first leaves.
+_BEARING_STEP_M = 100.0
+
+_GEOD = Geod(ellps="WGS84")
+_COMPASS = np.array(["N", "NE", "E", "SE", "S", "SW", "W", "NW"])
+
+
+def prescribe_roads(graph: nx.MultiGraph, hydrography: gpd.GeoDataFrame, *, cubit_m: float) -> None:
+    """Give every road edge its prescribed width and its bridges, in place.
+
+    Sets ``width_cubits`` (`ROAD_WIDTH_CUBITS`), ``width_m`` (with `cubit_m`) and ``bridges``
+    (how many times the edge crosses a river of `hydrography`, each crossing a bridge).
+
+    Parameters
+    ----------
+    graph
+        A road graph from `geo.roads.build_road_graph`, in the hydrography's metric CRS.
+    hydrography
+        Hydrography features with ``feature_type`` (rivers: `RIVER_TYPES`).
+    cubit_m
+        Metres per cubit.
+    """
+    rivers = _rivers(hydrography)
+    for _, _, data in graph.edges(data=True):
+        data["width_cubits"] = ROAD_WIDTH_CUBITS
+        data["width_m"] = ROAD_WIDTH_CUBITS * cubit_m
+        data["bridges"] = len(_crossings(data["geometry"], rivers))
+
+
+def _rivers(hydrography: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    return hydrography[hydrography["feature_type"].isin(RIVER_TYPES)]
+
+
+def _crossings(line: shapely.Geometry, rivers: gpd.GeoDataFrame) -> list[tuple[str, shapely.Point]]:
+    """(river name, crossing point) for each place `line` crosses a river."""
+    found = []
+    for name, river in zip(rivers["name"], rivers.geometry, strict=True):
+        points = shapely.get_coordinates(shapely.intersection(line, river))
+        found.extend((str(name), shapely.Point(p)) for p in points)
+    return found
+
+
+def bridges(graph: nx.MultiGraph, hydrography: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+    """Every bridge: a point where a road edge crosses a river (Rambam, Rotzeach 8:5).
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per crossing with the road's ``road_id`` and ``road`` name, the ``river``, the
+        ``width_m`` of the road and ``source``; Point geometry in the graph's CRS.
+    """
+    rivers = _rivers(hydrography)
+    rows = []
+    for _, _, data in graph.edges(data=True):
+        for river, point in _crossings(data["geometry"], rivers):
+            rows.append(
+                {
+                    "road_id": data.get("id", ""),
+                    "road": data.get("name", ""),
+                    "river": river,
+                    "width_m": data.get("width_m", np.nan),
+                    "source": BRIDGE_SOURCE,
+                    "geometry": point,
+                }
+            )
+    columns = ["road_id", "road", "river", "width_m", "source", "geometry"]
+    return gpd.GeoDataFrame(rows, columns=columns, geometry="geometry", crs=graph.graph["crs"])
+
+
+def signposts(
+    router: RoadRouter,
+    *,
+    cities: Sequence[str] | None = None,
+    skip: NDArray[np.bool_] | None = None,
+) -> pd.DataFrame:
+    """A "miklat" sign at every junction on a way to a city, pointing along a shortest way.
+
+    One multi-source Dijkstra pass (`scipy.sparse.csgraph.dijkstra`) from the gates of
+    `cities` gives every node its road distance to the nearest gate and the next node on a
+    shortest way there; the sign at a junction (a node with three or more neighbours) points
+    along the road to that next node.
+
+    Parameters
+    ----------
+    router
+        The road router of a network (`geo.RefugeNetwork.router`).
+    cities
+        The cities the signs lead to (default: every city with a gate).
+    skip
+        Per node index, True for nodes that need no sign (e.g. inside a zone already).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per sign: ``node`` (node index), ``toward`` (the next node), ``city`` (the gate
+        reached), ``dist_m`` (road distance to it), ``bearing_deg`` (true bearing of the road as
+        it leaves the junction, 0 = north, clockwise), ``compass`` (8-point), ``reads`` and
+        ``source``, and ``x``, ``y`` of the junction (metric CRS).
+
+    Raises
+    ------
+    ParameterError
+        If no node is a gate of `cities`.
+    """
+    targets = router.cities if cities is None else tuple(cities)
+    gates = np.flatnonzero(np.isin(router.node_gate, targets))
+    if not gates.size:
+        raise ParameterError("no gates for these cities", field="cities", value=list(targets))
+    dist, pred, src = dijkstra(
+        router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
+    )
+    degree = np.diff(router.matrix.tocsr().indptr)
+    junction = (degree >= 3) & np.isfinite(dist) & (pred >= 0)
+    if skip is not None:
+        junction &= ~np.asarray(skip, dtype=bool)
+    node = np.flatnonzero(junction)
+    toward = pred[node].astype(np.intp)
+    bearing = _bearings(router, node, toward)
+    return pd.DataFrame(
+        {
+            "node": node,
+            "toward": toward,
+            "city": router.node_gate[src[node]],
+            "dist_m": dist[node],
+            "bearing_deg": bearing,
+            "compass": _COMPASS[np.round(bearing / 45.0).astype(int) % 8],
+            "reads": SIGNPOST_TEXT,
+            "source": SIGNPOST_SOURCE,
+            "x": router.node_x[node],
+            "y": router.node_y[node],
+        }
+    )
+
+
+def _bearings(
+    router: RoadRouter, node: NDArray[np.intp], toward: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """True bearing (degrees) of the shortest edge from each `node` to its `toward` node, taken
+    `_BEARING_STEP_M` along it (or halfway on a shorter edge)."""
+    edge = _shortest_edges(router, node, toward)
+    length = router.edge_length_m[edge]
+    step = np.minimum(_BEARING_STEP_M, length / 2.0)
+    from_u = router.edge_u[edge] == node
+    along = np.where(from_u, step, length - step)
+    ahead = shapely.get_coordinates(
+        shapely.line_interpolate_point(router.edge_geometries[edge], along)
+    )
+    lon0, lat0 = to_lonlat(router.node_x[node], router.node_y[node])
+    lon1, lat1 = to_lonlat(ahead[:, 0], ahead[:, 1])
+    azimuth, _, _ = _GEOD.inv(lon0, lat0, lon1, lat1)
+    return np.mod(np.asarray(azimuth, dtype=np.float64), 360.0)
+
+
+def _shortest_edges(
+    router: RoadRouter, node: NDArray[np.intp], toward: NDArray[np.intp]
+) -> NDArray[np.intp]:
+    """Index of the shortest edge joining each pair (`node`, `toward`)."""
+    best: dict[tuple[int, int], int] = {}
+    for e in np.argsort(router.edge_length_m)[::-1].tolist():
+        u, v = int(router.edge_u[e]), int(router.edge_v[e])
+        best[(u, v)] = best[(v, u)] = e
+    pairs = zip(node.tolist(), toward.tolist(), strict=True)
+    return np.array([best[(a, b)] for a, b in pairs], dtype=np.intp)

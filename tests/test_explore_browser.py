@@ -1,0 +1,169 @@
+"""`refuge explore` in a real browser (Debian's Chromium through Playwright): every request
+that is not to the local server is aborted and recorded; each interaction is checked on what
+the page shows."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from test_render_browser import CHROMIUM, CHROMIUM_ARGS, Visit
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (make browser)"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("uvicorn")
+
+SHECHEM = (32.2136, 35.2819)  # lat, lon: inside the town
+
+
+@pytest.fixture(scope="module")
+def address(tmp_path_factory) -> Iterator[str]:
+    """`refuge explore --port 0` in its own process; its address, as it prints it."""
+    home = tmp_path_factory.mktemp("explore")
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from refuge_map.cli import main; main()", "explore", "--port", "0"],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=home,
+    )
+    try:
+        line = server.stdout.readline()
+        assert line.startswith("refuge explore: open http://127.0.0.1:"), line
+        yield line.split("open ", 1)[1].split()[0]
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        server.stdout.close()
+    assert list(home.iterdir()) == [], "the explorer wrote files"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def seen(browser, address) -> Iterator[Visit]:
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    visit = Visit(page)
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith(address):
+            request_route.continue_()
+        else:
+            visit.blocked.append(url)
+            request_route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda msg: msg.type == "error" and visit.errors.append(msg.text))
+    page.on("pageerror", lambda error: visit.errors.append(str(error)))
+    page.goto(address)
+    page.wait_for_selector("body[data-ready=yes]")
+    page.wait_for_selector("#pane-0[data-ready]")
+    yield visit
+    assert visit.blocked == [], "the page tried the network"
+    assert visit.errors == [], "the page logged errors"
+    page.close()
+
+
+def click_at(page, pane: int, lat: float, lon: float) -> None:
+    """A click on the map of `pane` at a place (the map is first centred there)."""
+    page.evaluate(f"panes[{pane}].map.setView([{lat}, {lon}], 14, {{animate: false}})")
+    box = page.locator(f"#pane-{pane} .map").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def choose(page, pane: int, field: str, value: str) -> None:
+    ready = page.get_attribute(f"#pane-{pane}", "data-ready")
+    select = page.locator(f"#pane-{pane} [data-field={field}] select")
+    if select.count():
+        select.select_option(value)
+    else:  # a preset or a number: a text box with the presets to pick from
+        box = page.locator(f"#pane-{pane} [data-field={field}] input")
+        box.fill(value.strip('"'))
+        box.dispatch_event("change")
+    page.wait_for_function(f"document.querySelector('#pane-{pane}').dataset.ready !== {ready!r}")
+
+
+def test_the_opinions_redraw_the_zones(seen, tmp_path):
+    page = seen.page
+    assert page.locator("#pane-0 path.zone").count() == 6
+    assert page.get_attribute("#pane-0", "data-breadth") == "960"  # 2,000 cubits of 48 cm
+    choose(page, 0, "cubit", '"chazon_ish"')
+    assert page.get_attribute("#pane-0", "data-breadth") == "1152"  # of 57.6 cm
+    page.screenshot(path=tmp_path / "zones.png")
+
+
+def test_a_point_a_tree_and_the_chazon_ish(seen, tmp_path):
+    page = seen.page
+    click_at(page, 0, *SHECHEM)
+    page.wait_for_selector("#answer .protected")
+    assert "Shechem" in page.inner_text("#answer") and "Numbers 35:11" in page.inner_text("#answer")
+    page.check("#mode input[value=tree]")
+    click_at(page, 0, 32.30, 35.40)  # the trunk, far from every city
+    click_at(page, 0, 32.30, 35.401)
+    page.wait_for_selector("#answer .unprotected")
+    assert "Tree (mishnah)" in page.inner_text("#answer")
+    page.screenshot(path=tmp_path / "tree.png")
+
+
+def test_a_case_is_judged_under_every_opinion(seen, tmp_path):
+    page = seen.page
+    page.click("#case-box summary")
+    form = page.locator("#case-form")
+    assert form.locator("[data-field=act] select").count() == 1  # generated from the schema
+    page.select_option("#case-form [data-field=act] select", '"descending_ladder"')
+    page.select_option("#case-form [data-field=intent] select", '"none"')  # killed in error
+    killer = form.locator("[data-field=killer] [data-field=blind] select")
+    killer.select_option("true")
+    page.click("#judge")
+    page.wait_for_selector("table.verdicts")
+    rows = page.locator("table.verdicts td.verdict")
+    assert rows.count() >= 2  # the blind killer: the Sages disagree (Mishnah Makkot 2:3)
+    assert "Mishnah Makkot 2:3" in page.inner_text("#verdicts") or "2:3" in page.inner_html(
+        "#verdicts"
+    )
+    page.screenshot(path=tmp_path / "case.png")
+
+
+def test_a_flight_gives_p_with_its_interval_and_moves(seen, tmp_path):
+    page = seen.page
+    page.check("#mode input[value=flight]")
+    click_at(page, 0, 31.78, 35.20)
+    click_at(page, 0, 31.70, 35.20)
+    page.fill("#replications", "40")
+    page.click("#run-flight")
+    page.wait_for_selector(".p-asylum")
+    result = page.inner_text("#flight-result")
+    assert "95% interval" in result and "of 40" in result
+    p = float(page.inner_text(".p-asylum"))
+    assert 0.0 <= p <= 1.0
+    page.wait_for_selector("#pane-0[data-animated=yes]")
+    assert page.locator("path.track-fugitive").count() == 1
+    page.screenshot(path=tmp_path / "flight.png")
+
+
+def test_coverage_layer_and_two_settings_side_by_side(seen, tmp_path):
+    page = seen.page
+    page.check("#compare")
+    page.wait_for_selector("#pane-1[data-ready]")
+    choose(page, 1, "techum", '"round"')
+    page.check("#coverage")
+    page.wait_for_selector("#pane-1[data-coverage]")
+    page.wait_for_selector("#pane-0[data-coverage]")
+    assert page.locator("#pane-0 path.coverage-cell").count() > 100
+    assert page.locator("#pane-1 path.coverage-cell").count() > 100
+    first = page.locator("#pane-0 path.zone").first.get_attribute("d")
+    second = page.locator("#pane-1 path.zone").first.get_attribute("d")
+    assert first != second  # squared against round
+    page.screenshot(path=tmp_path / "compare.png")
