@@ -93,3 +93,28 @@ def test_the_high_priest_who_kills_leaves_office_then_and_lives_on() -> None:
     assert first["term_end"] == "killed_in_error"
     assert first["term_end_y"] * YEAR_S == 5.0 * 3600.0
     assert first["died_y"] > first["term_end_y"]
+
+
+def _plea_run(plead: str) -> Any:
+    scenario = _merge_plea(plead)
+    return simulate(Scenario.model_validate(scenario), 2)
+
+
+def _merge_plea(plead: str) -> dict[str, Any]:
+    """Avengers close behind, no escorts; R. Meir's plea always persuades when he may plead."""
+    return {
+        **VIOLENT,
+        "escorts": {"enabled": False, "plead_p": 1.0},
+        "exile": {**VIOLENT["exile"], "law": {"plead": plead}},
+    }
+
+
+def test_under_r_meir_his_own_plea_turns_the_avenger_back() -> None:
+    meir, first_tanna = _plea_run("meir"), _plea_run("first_tanna")
+    deterred = meir.events[meir.events["kind"] == "deterred"]
+    assert len(deterred) > 0
+    assert deterred["citation"].str.contains("Mishnah Makkot 2:5").all()
+    assert deterred["rule"].str.contains("R. Meir").all()
+    assert (meir.events["kind"] == "capture").sum() == 0  # every avenger who reached him
+    assert (first_tanna.events["kind"] == "capture").sum() > 0  # no escorts, no plea
+    assert (first_tanna.events["kind"] == "deterred").sum() == 0

@@ -13,6 +13,7 @@ from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from geo.gazetteer import named_places
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation.persuasion import persuader, pleads_himself
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
     Incident,
@@ -23,6 +24,7 @@ from refuge_map.simulation.scenario import (
 from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
+#: One stream per purpose ("escorts": who persuades the avenger at the encounter).
 STREAMS = ("incidents", "speeds", "delays", "escorts", "give_up")
 HOUR_S = 3600.0
 DAY_S = 86_400.0
@@ -63,7 +65,10 @@ class World:
     avenger_offroad: Floats
     setout_s: Floats  # when the news reaches the avenger and he sets out
     give_up_s: Floats  # when his heart cools and he gives up (inf: never)
-    deterred_if: NDArray[np.bool_]  # the escorts would persuade the avenger
+    deterred_if: NDArray[np.bool_]  # the escorts (or his plea) would persuade the avenger
+    persuader: NDArray[np.int64]  # who would: `persuasion.SPEAKERS` codes
+    plea: bool  # R. Meir: he may plead his cause himself (Mishnah Makkot 2:5)
+    plea_p: float
     fugitive_walk_s: float  # seconds on foot in each 24 hours
     avenger_walk_s: float
     trunk: Floats  # (n, 2), NaN without a tree
@@ -138,6 +143,15 @@ def build_world(scenario: Scenario, seed: int) -> World:
     fugitive, avenger = scenario.fugitive, scenario.avenger
     speeds = rngs["speeds"]
     setout = _news_arrives(scenario, place, kin, t0, rngs["delays"])
+    escorts = scenario.escorts
+    speaker = persuader(
+        rngs["escorts"],
+        n,
+        escorts=escorts.enabled,
+        escorts_p=escorts.persuade_p,
+        plea=pleads_himself(scenario),
+        plea_p=escorts.plead_p,
+    )
     return World(
         network=network,
         graph=graph,
@@ -152,8 +166,10 @@ def build_world(scenario: Scenario, seed: int) -> World:
         avenger_offroad=avenger.speed_offroad_kmh.sample(speeds, n) * KMH,
         setout_s=setout,
         give_up_s=setout + _days_until(avenger.give_up_per_day, rngs["give_up"], n) * DAY_S,
-        deterred_if=scenario.escorts.enabled
-        & (rngs["escorts"].uniform(size=n) < scenario.escorts.persuade_p),
+        deterred_if=speaker > 0,
+        persuader=speaker,
+        plea=pleads_himself(scenario),
+        plea_p=escorts.plead_p,
         fugitive_walk_s=fugitive.walk_h_per_day * HOUR_S,
         avenger_walk_s=avenger.walk_h_per_day * HOUR_S,
         trunk=trunk,

@@ -37,6 +37,7 @@ from refuge_map.simulation.events import (
     ROLES,
     EventLog,
 )
+from refuge_map.simulation.persuasion import CITATION, RULE
 from refuge_map.simulation.scenario import Scenario
 from refuge_map.simulation.travel import DAY_S, walked_s
 
@@ -361,7 +362,18 @@ class _Pursuit:
         turned, killed = contact & world.deterred_if, contact & ~world.deterred_if
         self.deterred |= turned
         self.captured |= killed
-        self._event("deterred", turned, AVENGER, t, step, self.axy)
+        if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5)
+            speaker = world.persuader
+            self.log.event(
+                "deterred",
+                np.flatnonzero(turned),
+                ROLES[AVENGER],
+                t,
+                self.axy[turned],
+                step=step,
+                rule=RULE[speaker[turned]],
+                citation=CITATION[speaker[turned]],
+            )
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step

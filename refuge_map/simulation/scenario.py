@@ -447,6 +447,20 @@ class Escorts(_Strict):
             high=0.9,
         ),
     )
+    plead_p: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Under R. Meir (exile.law.plead: meir), chance that his own plea turns the "
+        "avenger back when he reaches him, if the escorts did not (Mishnah Makkot 2:5).",
+        json_schema_extra=assumed(
+            "R. Meir lets him plead his cause himself, not how often it works; less than the "
+            "escorts, who are Sages",
+            unit="probability",
+            low=0.0,
+            high=0.6,
+        ),
+    )
 
 
 # --------------------------------------------------------------------------- network

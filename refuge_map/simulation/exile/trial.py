@@ -20,6 +20,7 @@ from refuge_map.law import Ruling
 from refuge_map.simulation.events import ARRIVAL, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.rules import SPARED_RULE, home_rule, spared, verdict_texts
+from refuge_map.simulation.persuasion import CITATION, RULE, persuader
 from refuge_map.simulation.priesthood import YEAR_S, Succession
 from refuge_map.simulation.scenario_exile import ExileOptions, Trial
 from refuge_map.simulation.travel import arrival_s
@@ -77,7 +78,8 @@ class TrialLeg:
 
     `avenger_off` holds, per incident, that the flight's avenger no longer pursues: the escorts
     persuaded him (in flight or on this road; a persuaded avenger does not come back) or he gave
-    up; he also gives up at `give_up_s` (`World.give_up_s`).
+    up; he also gives up at `give_up_s` (`World.give_up_s`). Under R. Meir (`plea`) the
+    manslayer's own plea may persuade him too, with chance `plea_p` (Mishnah Makkot 2:5).
     """
 
     log: EventLog
@@ -86,28 +88,33 @@ class TrialLeg:
     trial: Trial
     rng: np.random.Generator
     avenger_off: Bools
+    plea: bool = False
+    plea_p: float = 0.0
 
     def _attack(
         self, idx: Ints, t_s: Floats, *, outward: bool
-    ) -> tuple[Bools, Bools, Floats, Floats]:
-        """Whether the avenger attacks on one way, whether the escorts turn him back, when,
-        where."""
+    ) -> tuple[Bools, NDArray[np.int64], Floats, Floats]:
+        """Whether the avenger attacks on one way, who turns him back (`SPEAKERS` codes: the
+        escorts, or under R. Meir his plea), when, where."""
         trial, rng, leg, world = self.trial, self.rng, self.leg, self.leg.world
         rate = trial.strike_per_100km / 100_000.0
         n = len(idx)
         along = rng.standard_exponential(n) / rate if rate > 0 else np.full(n, np.inf)
-        persuaded = rng.uniform(size=n) < trial.persuade_p
+        speaker = persuader(
+            rng, n, escorts=True, escorts_p=trial.persuade_p, plea=self.plea, plea_p=self.plea_p
+        )
         at = np.where(along < leg.dist_m[idx], along, 0.0)
         when, where = leg.arrival_s(idx, t_s, at), leg.point(idx, at, outward=outward)
         protected = world.network.city_xy(where[:, 0], where[:, 1], t=world.year[idx])[0] >= 0
         pursuing = ~self.avenger_off[idx] & (when < world.give_up_s[idx])
         struck = (along < leg.dist_m[idx]) & pursuing & ~protected
-        return struck, struck & persuaded, when, where
+        return struck, np.where(struck, speaker, 0), when, where
 
     def way(self, idx: Ints, t_s: Floats, *, outward: bool) -> Bools:
         """Walk one way of the trial leg (Numbers 35:25, 27; Mishnah Makkot 2:5); log attacks;
         return who survives it."""
-        struck, turned, when, where = self._attack(idx, t_s, outward=outward)
+        struck, speaker, when, where = self._attack(idx, t_s, outward=outward)
+        turned = speaker > 0
         killed = struck & ~turned
         log, people = self.log, self.people
         city = self.people.city[idx]
@@ -118,6 +125,8 @@ class TrialLeg:
             when[turned],
             where[turned],
             city=self.leg.world.city_names(city[turned]),
+            rule=RULE[speaker[turned]],
+            citation=CITATION[speaker[turned]],
         )
         log.event(
             "killed_on_trial_road",
@@ -148,7 +157,8 @@ def trial(
     arrived = np.flatnonzero(outcomes["outcome"].to_numpy() == ARRIVAL)
     leg = Leg.of(flight.world, outcomes[["x", "y"]].to_numpy(float))
     avenger_off = outcomes["deterred"].to_numpy(bool) | outcomes["gave_up"].to_numpy(bool)
-    walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off)
+    world = flight.world
+    walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
     fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.uniform(
         *options.trial.days_until_trial, len(arrived)
     )
