@@ -22,8 +22,8 @@ RUN_FILES = (
     "scenario.json",
 )
 #: The exile's tables (Simulation II), written when the run has them: one row per manslayer,
-#: the rent ledger (Mishnah Makkot 2:8) and the priests.
-EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet")
+#: the rent ledger (Mishnah Makkot 2:8), the priests and the years in the city.
+EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet", "residence.parquet")
 #: One row per replication (its seed and headline outcomes), written by `replicate`'s runs.
 REPLICATIONS_FILE = "replications.parquet"
 
