@@ -33,6 +33,7 @@ EVENT_COLUMNS = (
     "kind",
     "t",
     "elapsed_s",
+    "since_killing_s",
     "step",
     "lon",
     "lat",
@@ -50,6 +51,7 @@ TRACK_COLUMNS = (
     "t",
     "step",
     "elapsed_s",
+    "since_killing_s",
     "in_asylum",
     "city",
     "captured",
@@ -66,9 +68,10 @@ class Run:
         What was run: ``run_id`` is ``{scenario.name}-{scenario.key}-s{seed}``.
     events
         One row per event (`EVENT_COLUMNS`): ``t`` a tz-naive datetime (the scenario's nominal
-        ``start`` plus ``elapsed_s``), ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none),
-        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.events.EVENT_KINDS` and
-        ``EXILE_KINDS``.
+        ``start`` plus ``elapsed_s``, kept for the clock of MovingPandas), ``since_killing_s``
+        (the time since his killing: the clock a reader should use; NaN for a priest),
+        ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none), ``rule`` and ``citation``.
+        Kinds: `refuge_map.simulation.events.EVENT_KINDS` and ``EXILE_KINDS``.
     trajectories
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
@@ -256,6 +259,11 @@ def _events(
             "kind": raw["kind"].astype(str),
             "t": _clock(scenario, raw["t_s"].to_numpy(float)),
             "elapsed_s": raw["t_s"].to_numpy(float),
+            "since_killing_s": np.where(
+                incident >= 0,
+                raw["t_s"].to_numpy(float) - flight.world.t0_s[np.maximum(incident, 0)],
+                np.nan,
+            ),
             "step": raw["step"].to_numpy(np.int64),
             "lon": lon,
             "lat": lat,
@@ -295,6 +303,7 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
             "t": _clock(scenario, elapsed),
             "step": step,
             "elapsed_s": elapsed.astype(float),
+            "since_killing_s": elapsed - flight.world.t0_s[incident],
             "in_asylum": city >= 0,
             "city": np.array([*CITY_IDS, ""])[city],
             "captured": tracks["captured"][rows].astype(bool),
