@@ -1,4 +1,12 @@
-"""The Jordan, the lakes and the coast, and the two sides of the Jordan computed from them."""
+"""The Jordan, the lakes and the coast, and the two sides of the Jordan computed from them.
+
+Two files hold the water. ``hydrography.geojson`` is Natural Earth's (public domain) with the
+lakes and the coast; ``hydrography_osm_odbl.geojson`` holds the OpenStreetMap river lines
+(ODbL 1.0, (c) OpenStreetMap contributors), kept in their own file as the licence asks. When
+the OpenStreetMap Jordan is given, the divide between the two sides follows it: Natural Earth's
+line, at 1:10 million, cuts straight through the Hula valley and lies 3-4 km west of the river
+there.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +23,11 @@ from geo._validate import read_layer
 from geo.crs import REGION_BOUNDS_LONLAT, REGION_CRS, to_metric
 
 HYDRO_FIELDS = ("id", "name", "feature_type", "source", "license")
+
+#: The OpenStreetMap Jordan in ``hydrography_osm_odbl.geojson``: the river from the
+#: confluence of its streams to the Dead Sea, through historic Lake Huleh (along the canal) and
+#: across the Sea of Galilee (a straight chord from inflow to outflow).
+OSM_JORDAN = "jordan_osm"
 
 #: The features whose lines, joined, run the Jordan's whole course from its sources to the
 #: Dead Sea: the river itself and Natural Earth's centre lines through the two lakes.
@@ -55,27 +68,49 @@ CONFLUENCE_LAT = 33.18
 PANEAS_LONLAT = (35.6947, 33.2486)
 
 
-def jordan_divide(hydro: gpd.GeoDataFrame) -> LineString:
+def read_rivers(path: Path) -> gpd.GeoDataFrame:
+    """Read and validate the OpenStreetMap river file, returned in `REGION_CRS`.
+
+    Raises
+    ------
+    DataFileError
+        If a field or geometry is bad, or the file holds no `OSM_JORDAN` line.
+    """
+    rivers = read_layer(path, HYDRO_FIELDS, geom_types=("LineString", "MultiLineString"))
+    if OSM_JORDAN not in set(rivers["id"]):
+        raise DataFileError(f"no {OSM_JORDAN!r} line", source=str(path), field="id")
+    return rivers.to_crs(REGION_CRS)
+
+
+def jordan_divide(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) -> LineString:
     """The Jordan's course as one line, prolonged due north and south to the region's edges.
 
-    North of the confluence of its streams the line runs up to the cave of Paneas
+    North of the confluence of its streams the line runs straight up to the cave of Paneas
     (`PANEAS_LONLAT`), then due north; south of the Dead Sea, due south.
+
+    Parameters
+    ----------
+    hydro
+        The Natural Earth hydrography (`read_hydrography`).
+    rivers
+        The OpenStreetMap river lines (`read_rivers`). When given, the river from the
+        confluence to the Dead Sea is `OSM_JORDAN`, joined to Natural Earth's centre line
+        through the Dead Sea where it enters the lake; otherwise Natural Earth's course.
 
     Raises
     ------
     DataFileError
         If the course does not join into a single line.
     """
-    parts = hydro.set_index("id").loc[list(JORDAN_COURSE)].geometry
-    course = shapely.line_merge(shapely.union_all(parts.to_numpy()))
-    if course.geom_type != "LineString":
-        raise DataFileError("the Jordan's course does not join into one line", field="geometry")
-    coords = np.asarray(course.coords)
-    if coords[0, 1] < coords[-1, 1]:
-        coords = coords[::-1]  # north to south
-    source = np.asarray(to_metric(*PANEAS_LONLAT), dtype=float)
+    course = _north_to_south(_joined(hydro, JORDAN_COURSE))
     _, confluence_y = to_metric(PANEAS_LONLAT[0], CONFLUENCE_LAT)
-    coords = coords[coords[:, 1] <= confluence_y]
+    if rivers is None:
+        coords = course[course[:, 1] <= confluence_y]
+    else:
+        river = _north_to_south(_joined(rivers, (OSM_JORDAN,)))
+        mouth_y = river[-1, 1]
+        coords = np.vstack([river, course[course[:, 1] < mouth_y]])
+    source = np.asarray(to_metric(*PANEAS_LONLAT), dtype=float)
     _, bottom, _, top = _region_box().bounds
     pad = 1_000.0
     north = [source[0], top + pad]
@@ -83,10 +118,27 @@ def jordan_divide(hydro: gpd.GeoDataFrame) -> LineString:
     return LineString(np.vstack([north, source, coords, south]))
 
 
-def land_sides(hydro: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+def _joined(layer: gpd.GeoDataFrame, ids: tuple[str, ...]) -> LineString:
+    parts = layer.set_index("id").loc[list(ids)].geometry
+    line = shapely.line_merge(shapely.union_all(parts.to_numpy()))
+    if line.geom_type != "LineString":
+        raise DataFileError(
+            f"the Jordan's course ({', '.join(ids)}) does not join into one line",
+            field="geometry",
+        )
+    return line
+
+
+def _north_to_south(line: LineString) -> np.ndarray:
+    coords = np.asarray(line.coords)
+    return coords[::-1] if coords[0, 1] < coords[-1, 1] else coords
+
+
+def land_sides(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) -> gpd.GeoDataFrame:
     """Split the region's land into the land west of the Jordan (Canaan) and the land east of it.
 
-    The Mediterranean (beyond the coastline) is not land; the lakes are left in, as the sides
+    The divide is `jordan_divide` (on the OpenStreetMap river when `rivers` is given). The
+    Mediterranean (beyond the coastline) is not land; the lakes are left in, as the sides
     of the Jordan run through them.
 
     Returns
@@ -94,8 +146,10 @@ def land_sides(hydro: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     GeoDataFrame
         Two rows indexed ``west`` and ``east``, polygons in `REGION_CRS`.
     """
-    pieces = sorted(split(_region_box(), jordan_divide(hydro)).geoms, key=lambda p: p.centroid.x)
-    west = pieces[0].difference(_sea(hydro))
+    pieces = sorted(
+        split(_region_box(), jordan_divide(hydro, rivers)).geoms, key=lambda p: p.centroid.x
+    )
+    west = pieces[0].difference(mediterranean(hydro))
     east = shapely.union_all(pieces[1:])
     return gpd.GeoDataFrame(
         {
@@ -116,8 +170,9 @@ def side_of_jordan(points: gpd.GeoSeries, sides: gpd.GeoDataFrame) -> np.ndarray
     return np.where(west, "west", np.where(east, "east", ""))
 
 
-def _sea(hydro: gpd.GeoDataFrame) -> Polygon:
-    """The Mediterranean: the coastline closed through the region's north-west corner."""
+def mediterranean(hydro: gpd.GeoDataFrame) -> Polygon:
+    """The Mediterranean: the coastline closed through the region's north-west corner (empty
+    if the hydrography has no ``mediterranean_coast``), in `REGION_CRS`."""
     coast = hydro.set_index("id").geometry.get("mediterranean_coast")
     if coast is None:
         return Polygon()

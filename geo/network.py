@@ -22,7 +22,7 @@ from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
 from geo.designation import ALL_SIX, AddedCity, DesignationTimeline, as_timeline
-from geo.hydrography import land_sides, read_hydrography, side_of_jordan
+from geo.hydrography import land_sides, read_hydrography, read_rivers, side_of_jordan
 from geo.levitical import read_levitical
 from geo.places import (
     CITY_IDS,
@@ -39,7 +39,17 @@ from geo.readings import (
     DEFAULT_TECHUM_CUBITS,
     REFUGE_READINGS,
 )
-from geo.roads import RoadRouter, Route, Way, build_road_graph, graph_to_gdfs, read_roads
+from geo.roads import (
+    DEFAULT_ROADS_PERIOD,
+    RoadRouter,
+    RoadsPeriod,
+    Route,
+    Way,
+    build_road_graph,
+    graph_to_gdfs,
+    read_roads,
+    roads_of_period,
+)
 from geo.zones import (
     TechumMode,
     resolve_cubit,
@@ -49,6 +59,10 @@ from geo.zones import (
 
 DATA_FILES = ("places.geojson", "hydrography.geojson", "roads.geojson")
 LEVITICAL_FILE = "levitical_cities.geojson"
+
+#: The OpenStreetMap river lines (ODbL), read when the data folder holds them: the Jordan divide
+#: then follows the OpenStreetMap river (see `geo.hydrography`).
+RIVERS_FILE = "hydrography_osm_odbl.geojson"
 
 
 def default_data_dir() -> Path:
@@ -504,6 +518,7 @@ def load_network(
     candidates: Candidates = "best",
     designated: Any = ALL_SIX,
     bough_opinion: BoughOpinion = DEFAULT_BOUGH_OPINION,
+    roads_period: RoadsPeriod = DEFAULT_ROADS_PERIOD,
     refuges: RefugeReading = DEFAULT_REFUGE_READING,
     added_cities: tuple[AddedCity, ...] = (),
 ) -> RefugeNetwork:
@@ -530,6 +545,11 @@ def load_network(
         `geo.designation.as_timeline`); default all six.
     bough_opinion
         The reading of the tree-bough rule (`geo.asylum.BOUGH_OPINIONS`).
+    roads_period
+        Which roads count (`geo.roads.ROADS_PERIODS`): ``"all"`` (default: every leg of the
+        road file), ``"iron_age"`` (the legs attested for the Iron Age, the time of Joshua's
+        designation) or ``"hellenistic_roman"`` (the roads of the Mishnah's time, Mishnah
+        Makkot 2:5). Legs marked ``both`` count in either period.
     refuges
         Which cities receive (`geo.asylum.REFUGE_READINGS`): ``"six"`` (default) or
         ``"levitical"``, adding the other 42 Levitical cities of ``levitical_cities.geojson``
@@ -562,7 +582,8 @@ def load_network(
     places = read_places(folder / "places.geojson")
     sites = choose_sites(places, candidates)
     hydrography = read_hydrography(folder / "hydrography.geojson")
-    land = land_sides(hydrography)
+    rivers = read_rivers(folder / RIVERS_FILE) if (folder / RIVERS_FILE).is_file() else None
+    land = land_sides(hydrography, rivers)
     levitical_path = folder / LEVITICAL_FILE
     levitical = read_levitical(levitical_path) if levitical_path.is_file() else None
     if refuges == "levitical" and levitical is None:
@@ -577,9 +598,8 @@ def load_network(
         cities = _more_cities(cities, added, land, pd.Series(times).reindex(added.index))
     zones = _zone_table(cities, breadth_m=breadth_cubits * cubit, mode=techum)
     zones["cubit_m"], zones["techum_cubits"] = cubit, breadth_cubits
-    roads = build_road_graph(
-        read_roads(folder / "roads.geojson"), zones.assign(site=cities["site"])
-    )
+    legs = roads_of_period(read_roads(folder / "roads.geojson"), roads_period)
+    roads = build_road_graph(legs, zones.assign(site=cities["site"]))
     prescribe_roads(roads, hydrography, cubit_m=cubit)
     options = {
         "cubit_m": cubit,
@@ -587,6 +607,9 @@ def load_network(
         "techum_cubits": breadth_cubits,
         "candidates": candidates if isinstance(candidates, str) else dict(candidates),
         "bough_opinion": bough_opinion,
+        "roads_period": roads_period,
+        # the Jordan line the two sides are computed from
+        "jordan_line": "openstreetmap" if rivers is not None else "natural_earth",
         **({"refuges": refuges} if refuges != DEFAULT_REFUGE_READING else {}),
         # the designation timeline, "t: cities; ..." (Mishnah Makkot 2:4: all six, or none)
         "designated": "; ".join(

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from os import PathLike
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, get_args
 
 import geopandas as gpd
 import networkx as nx
@@ -47,6 +47,28 @@ NODE_TOLERANCE_M = 0.01
 
 _EDGE_FIELDS = ("id", "name", "route", "source", "license")
 
+#: Fields a historical road file records for every leg (the shipped one does; a user's file may
+#: leave them out, and then only ``roads_period="all"`` applies). Each field's allowed values:
+#: ``class``: a main or a secondary road; ``period``: attested for the Iron Age, the
+#: Hellenistic-Roman period or both; ``certainty``: ``certain`` (the course is attested),
+#: ``conjectural`` (a road is attested, its course inferred) or ``hypothetical`` (the road is
+#: inferred); ``direct_road``: whether the leg lies on a shortest road between two cities of
+#: refuge, the "direct roads" of Deut 19:3 (computed by ``data/tools/build_roads.py``).
+#: ``sources`` (the works that attest the road) is free text.
+HISTORY_FIELDS: dict[str, tuple[Any, ...] | None] = {
+    "class": ("main", "secondary"),
+    "period": ("iron_age", "hellenistic_roman", "both"),
+    "certainty": ("certain", "conjectural", "hypothetical"),
+    "sources": None,
+    "direct_road": (True, False),
+}
+
+#: Which roads count for routing (`roads_of_period`).
+RoadsPeriod = Literal["all", "iron_age", "hellenistic_roman"]
+ROADS_PERIODS: tuple[str, ...] = get_args(RoadsPeriod)
+#: Every leg counts unless the user chooses a period.
+DEFAULT_ROADS_PERIOD: RoadsPeriod = "all"
+
 
 # --------------------------------------------------------------------------- reading
 
@@ -73,7 +95,45 @@ def read_roads(path: str | PathLike[str]) -> gpd.GeoDataFrame:
         `REGION_BOUNDS_LONLAT` (such as longitude and latitude swapped), or a CRS other than
         WGS84.
     """
-    return read_layer(path, REQUIRED_FIELDS, geom_types=("LineString",)).to_crs(REGION_CRS)
+    roads = read_layer(path, REQUIRED_FIELDS, geom_types=("LineString",))
+    problems = [
+        f"field {field!r}: {sorted(map(str, bad))[:3]} not one of {list(allowed)}"
+        for field, allowed in HISTORY_FIELDS.items()
+        if allowed is not None and field in roads
+        for bad in [set(roads[field].dropna()) - set(allowed)]
+        if bad
+    ]
+    if problems:
+        raise DataFileError(f"{len(problems)} problem(s): " + "; ".join(problems), source=str(path))
+    return roads.to_crs(REGION_CRS)
+
+
+def roads_of_period(roads: gpd.GeoDataFrame, period: RoadsPeriod) -> gpd.GeoDataFrame:
+    """The legs that count in `period`: all of them, or those attested for it (or for both).
+
+    Parameters
+    ----------
+    roads
+        Road legs as returned by `read_roads`.
+    period
+        One of `ROADS_PERIODS`.
+
+    Raises
+    ------
+    ParameterError
+        If `period` is unknown.
+    DataFileError
+        If a period is chosen and the legs do not record theirs (field ``period``).
+    """
+    if period not in ROADS_PERIODS:
+        raise ParameterError("unknown roads period", field="roads_period", value=period)
+    if period == "all":
+        return roads
+    if "period" not in roads:
+        raise DataFileError(
+            f"roads_period={period!r} needs the legs' periods", source="roads", field="period"
+        )
+    return roads[roads["period"].isin([period, "both"])]
 
 
 # --------------------------------------------------------------------------- building
@@ -105,7 +165,8 @@ def build_road_graph(roads: gpd.GeoDataFrame, zones: gpd.GeoDataFrame) -> nx.Mul
         Integer nodes with ``x``, ``y``, ``gate`` (the city id, or "" for no gate) and
         ``waypoint`` (the road file's end point id, the city id for a spur's site, or "");
         edges with ``geometry`` (oriented from the node at its first coordinate), ``length_m``,
-        ``walk_s``, ``route``, ``source``, ``license``, ``name`` and ``id``.
+        ``walk_s``, ``route``, ``source``, ``license``, ``name`` and ``id``, and the fields of
+        `HISTORY_FIELDS` that the road file records.
         ``G.graph["crs"]`` is `REGION_CRS`. Legs meet only at shared end points.
 
     Raises
@@ -132,7 +193,8 @@ def _check_region_crs(frame: gpd.GeoDataFrame, name: str) -> None:
 
 
 def _leg_from_record(record: dict[str, Any]) -> _Leg:
-    attrs = {field: record[field] for field in _EDGE_FIELDS}
+    fields = (*_EDGE_FIELDS, *(f for f in HISTORY_FIELDS if f in record))
+    attrs = {field: record[field] for field in fields}
     return _Leg(record["geometry"], attrs, (str(record["from"]), str(record["to"])))
 
 

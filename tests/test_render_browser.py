@@ -105,7 +105,7 @@ def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     assert page.locator(".refuge-city").count() == 6
     assert page.locator("path.refuge-zone-squared").count() == 6
     assert page.locator("path.refuge-zone-round").count() == 6
-    assert page.locator("path.refuge-road").count() == 57
+    assert page.locator("path.refuge-road").count() == network.roads.number_of_edges()
     assert page.locator("path.refuge-water").count() >= 5
     assert "OpenBible.info" in page.inner_text(".leaflet-control-attribution")
     assert page.locator(".leaflet-control-scale").count() == 1

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +20,23 @@ from shapely.geometry import LineString, Point, box
 
 from geo._errors import DataFileError, ParameterError
 from geo.crs import REGION_CRS
+from geo.hydrography import (
+    jordan_divide,
+    land_sides,
+    mediterranean,
+    read_hydrography,
+    read_rivers,
+    side_of_jordan,
+)
 from geo.roads import (
+    HISTORY_FIELDS,
     REQUIRED_FIELDS,
     RoadRouter,
     build_road_graph,
     gdfs_to_graph,
     graph_to_gdfs,
     read_roads,
+    roads_of_period,
 )
 
 # --------------------------------------------------------------------------- synthetic fixtures
@@ -349,7 +362,194 @@ def test_shipped_legs_have_source_and_licence(
         assert not frame["license"].str.contains("NC").any()
         assert not frame["source"].str.contains("DARMC", case=False).any()
     assert set(roads["from"]) | set(roads["to"]) <= set(waypoints.index)
-    assert roads["schematic"].all()
+    vertices = shapely.get_num_coordinates(roads.geometry.to_numpy())
+    assert list(roads["schematic"]) == list(vertices == 2)  # straight legs say so
+    length = roads.geometry.length
+    assert length[vertices > 2].sum() > 0.5 * length.sum()  # most of the way follows a course
+
+
+def test_shipped_legs_record_their_history(
+    shipped: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame],
+) -> None:
+    roads, _ = shipped
+    for field, allowed in HISTORY_FIELDS.items():
+        assert roads[field].notna().all(), field
+        if allowed is not None:
+            assert set(roads[field]) <= set(allowed), field
+    assert roads["sources"].str.len().min() > 10
+    assert set(roads["period"]) == {"iron_age", "hellenistic_roman", "both"}
+
+
+# the shipped water: the coast, the lakes and the rivers the roads must respect
+
+#: Natural Earth's 1:10m coast and lake outlines are generalised by a few hundred metres
+#: (Tel Dor, on the shore, lies 41 m "at sea"); water nearer its edge than this is not crossed.
+SHORE_TOLERANCE_M = 250.0
+
+#: A river crossing belongs to a ford or bridge waypoint this near (metres): the rivers
+#: meander around the ford.
+FORD_TOLERANCE_M = 1000.0
+
+WATER = {
+    "the Mediterranean": None,
+    "historic Lake Huleh": "lake_huleh_historic",
+    "the Sea of Galilee": "sea_of_galilee",
+    "the Dead Sea": "dead_sea_north_basin",
+}
+
+
+@pytest.fixture(scope="module")
+def water() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The bodies of water (polygons) and the rivers (lines) of the shipped hydrography."""
+    hydro = read_hydrography(DATA / "hydrography.geojson")
+    rivers = read_rivers(DATA / "hydrography_osm_odbl.geojson").set_index("id").geometry
+    polygons = hydro.set_index("id").geometry
+    bodies = {name: polygons[fid] if fid else mediterranean(hydro) for name, fid in WATER.items()}
+    lines = {
+        "jordan": jordan_divide(hydro, rivers.reset_index()),
+        "yarmouk": rivers["yarmouk_pleiades_osm"],
+        "jabbok": rivers["jabbok_osm"],
+        "arnon": rivers["arnon_osm"],
+    }
+    return bodies, lines
+
+
+def test_every_waypoint_is_on_land_west_or_east_of_the_jordan(shipped, water) -> None:
+    _, waypoints = shipped
+    hydro = read_hydrography(DATA / "hydrography.geojson")
+    rivers = read_rivers(DATA / "hydrography_osm_odbl.geojson")
+    sides = side_of_jordan(waypoints.geometry, land_sides(hydro, rivers))
+    assert list(waypoints.index[sides == ""]) == []
+
+
+def test_no_leg_crosses_the_sea_or_a_lake(shipped, water) -> None:
+    roads, _ = shipped
+    bodies, _ = water
+    wet = [
+        (leg, name, round(leg_geom.intersection(body).length))
+        for name, polygon in bodies.items()
+        for body in [polygon.buffer(-SHORE_TOLERANCE_M)]
+        for leg, leg_geom in zip(roads["id"], roads.geometry, strict=True)
+        if leg_geom.intersects(body)
+    ]
+    assert wet == []
+
+
+def test_every_river_crossing_is_at_a_ford_or_bridge(shipped, water) -> None:
+    roads, waypoints = shipped
+    _, lines = water
+    fords = waypoints[waypoints["crossing"].notna()]
+    assert set(fords["crossing"]) == {"jordan", "jabbok", "yarmouk"}
+    dry, crossings = [], 0
+    for leg in roads.to_dict("records"):
+        ends = fords.loc[fords.index.intersection([leg["from"], leg["to"]])]
+        for river, line in lines.items():
+            for x, y in shapely.get_coordinates(leg["geometry"].intersection(line)):
+                crossings += 1
+                at = ends[ends["crossing"] == river].distance(Point(x, y))
+                if not (at < FORD_TOLERANCE_M).any():
+                    dry.append((leg["id"], river, round(x), round(y)))
+    assert dry == []
+    assert crossings >= 8  # the test sees the crossings it checks
+
+
+def test_the_jordan_is_crossed_at_the_named_fords(shipped, water) -> None:
+    roads, _ = shipped
+    _, lines = water
+    crossing = roads[roads.geometry.intersects(lines["jordan"])]
+    ends = set(crossing["from"]) | set(crossing["to"])
+    assert {
+        "jordan_ford_jericho",
+        "damiya_ford",
+        "jordan_ford_beth_shean",
+        "sennabris_bridge",
+        "jordan_bridge_north",
+    } <= ends
+
+
+@pytest.mark.parametrize("period", ["all", "iron_age", "hellenistic_roman"])
+def test_each_period_network_is_one_connected_whole(shipped, period) -> None:
+    roads, _ = shipped
+    legs = roads_of_period(roads, period)
+    graph = nx.Graph(list(zip(legs["from"], legs["to"], strict=True)))
+    assert nx.is_connected(graph)
+    assert set(CITIES) | {"dan", "beersheba", "jerusalem"} <= set(graph)
+    if period != "all":
+        assert set(legs["period"]) == {period, "both"}
+        assert len(legs) < len(roads)
+
+
+def test_direct_roads_join_the_six_cities(shipped) -> None:
+    roads, _ = shipped
+    direct = roads[roads["direct_road"].astype(bool)]
+    graph = nx.Graph(list(zip(direct["from"], direct["to"], strict=True)))
+    assert set(CITIES) <= set(graph)
+    assert nx.is_connected(graph)
+    assert len(direct) < len(roads)  # not every road is a direct road
+
+
+def test_acco_tyre_and_hazor_dan_stay_on_land(shipped, water) -> None:
+    """The two legs the issue found in the water: over the sea, across Lake Huleh."""
+    roads, _ = shipped
+    bodies, lines = water
+    tyre = roads[roads["to"] == "tyre"].geometry
+    assert not tyre.intersects(bodies["the Mediterranean"].buffer(-SHORE_TOLERANCE_M)).any()
+    dan = roads[(roads["to"] == "dan") & (roads["from"] == "hazor")].geometry
+    assert len(dan) == 1
+    assert not dan.intersects(bodies["historic Lake Huleh"]).any()
+    assert not dan.intersects(lines["jordan"]).any()
+
+
+def test_roads_period_filters_and_is_recorded() -> None:
+    from geo import load_network
+
+    network = load_network(roads_period="iron_age")
+    assert network.options["roads_period"] == "iron_age"
+    periods = {d["period"] for *_, d in network.roads.edges(data=True) if d["route"] != "spur"}
+    assert periods == {"iron_age", "both"}
+    with pytest.raises(ParameterError, match="roads_period"):
+        load_network(roads_period="byzantine")  # type: ignore[arg-type]  # the bad value is the test
+
+
+def test_the_build_reproduces_the_shipped_files(tmp_path: Path, monkeypatch) -> None:
+    build = _tool("build_roads")
+    monkeypatch.setattr(build, "DATA_DIR", tmp_path)
+    build.main()
+    for name in ("roads.geojson", "waypoints.geojson"):
+        assert (tmp_path / name).read_bytes() == (DATA / name).read_bytes(), name
+
+
+# --------------------------------------------------------------------------- DARMC (unshipped)
+
+#: The DARMC Roman roads (CC BY-NC) are never shipped: a user's copy (``REFUGE_MAP_DARMC``) or
+#: the project's reference folder next to the repository.
+DARMC = Path(
+    os.environ.get(
+        "REFUGE_MAP_DARMC",
+        Path(__file__).resolve().parents[2] / "shared" / "reference" / "roads.geojson",
+    )
+)
+
+
+def _tool(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, DATA / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(not DARMC.is_file(), reason="no copy of the DARMC Roman roads")
+def test_roads_md_records_each_legs_share_near_darmc(shipped) -> None:
+    roads, _ = shipped
+    check = _tool("check_roads_against_darmc")
+    table = check.agreement(roads, check.read_darmc(DARMC)).set_index("route")
+    recorded = (DATA / "ROADS.md").read_text(encoding="utf-8")
+    rows = check.markdown(table).splitlines()[2:]
+    missing = [row for row in rows if row not in recorded]
+    assert missing == []
+    assert len(rows) == len(roads)
 
 
 def test_brute_force_snap_agrees_with_the_strtree(monkeypatch: pytest.MonkeyPatch) -> None:

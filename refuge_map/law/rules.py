@@ -276,6 +276,8 @@ def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
         return _ask(
             "murderer_by_measure", "Numbers 35:16-18; Mishnah Sanhedrin 9:2", said, citation, reads
         )
+    if case.aimed_at is None:  # the measure read that no spot was named: say so, assert nothing
+        said = f"(the case names no spot he aimed at) {said}"
     if not lethal:
         return _step("murderer_by_measure", citation, f"{said}: exempt from death", reads)
     return _step(
