@@ -12,7 +12,7 @@ import yaml
 from rich.console import Console
 
 from refuge_map.simulation.events import EXILE_OUTCOMES
-from refuge_map.simulation.io import RUN_FILES
+from refuge_map.simulation.io import REPLICATIONS_FILE, RUN_FILES
 from refuge_map.simulation.report import exile_table
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
@@ -23,7 +23,8 @@ EXILE = SCENARIOS / "exile_whole_life.yaml"
 def test_run_writes_files_and_prints_summary(run_cli: Callable[..., Any], tmp_path: Path) -> None:
     result = run_cli("run", TINY, "--out", tmp_path / "out", "--seed", "5")
     assert result.code == 0, result.err
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(RUN_FILES)
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == sorted([*RUN_FILES, REPLICATIONS_FILE])
     assert "tiny" in result.out and "capture" in result.out
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["seed"] == 5 and summary["run_id"].endswith("-s5")
