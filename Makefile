@@ -8,7 +8,7 @@ DEV_STAMP := $(VENV)/.installed-dev
 ASSETS := refuge_map/render/assets
 ASSETS_STAMP := $(ASSETS)/node_modules/.package-lock.json
 
-.PHONY: demo test lint install install-dev browser assets clean
+.PHONY: demo test lint docs install install-dev browser assets clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -43,11 +43,17 @@ demo: $(STAMP) assets
 	$(VENV)/bin/refuge demo --out $(OUT)
 
 lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check geo refuge_map tests benchmarks
-	$(VENV)/bin/ruff format --check geo refuge_map tests benchmarks
+	$(VENV)/bin/ruff check geo refuge_map tests benchmarks docs
+	$(VENV)/bin/ruff format --check geo refuge_map tests benchmarks docs
+
+# The documentation site, offline and strict (a broken link or reference fails), into site/.
+# The tutorials execute with the small CI parameters, as in the test suite.
+docs: $(DEV_STAMP)
+	CI=1 NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 test: $(DEV_STAMP) browser assets lint
 	$(VENV)/bin/pytest -n 2
+	$(MAKE) docs
 
 # The benchmarks (figures printed; mesa-geo comes with the `bench` extra).
 bench: $(DEV_STAMP)
@@ -55,4 +61,4 @@ bench: $(DEV_STAMP)
 	for bench in benchmarks/bench_*.py; do $(PY) $$bench || exit 1; done
 
 clean:
-	rm -rf $(VENV) out
+	rm -rf $(VENV) out site .cache

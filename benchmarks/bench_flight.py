@@ -11,13 +11,14 @@ avenger in a `GeoSpace`, a Python `step` method each, zones as GeoAgents asked t
 `GeoSpace.get_relation`, `GeoSpace.distance` for the capture, the fugitive's route precomputed
 with the router. They differ only in the avenger:
 
-- same model, re-routing each step: every step the avenger takes `networkx.shortest_path`
-  (weight ``length_m``) on the project's road graph from his nearest node to the fugitive's
-  nearest node, joins that path (plus the last straight leg to the fugitive) at its nearest
-  point and walks speed * dt along it; reaching its end is reaching the fugitive. This is the
-  engine's pursuit; only the geometry of the first and last leg is simpler (straight). Nearest
-  nodes come from a shapely STRtree and each edge's oriented coordinates are cached, as a
-  careful user would do.
+- same model, re-routing each step: every step the avenger takes the shortest road path
+  (weight ``length_m``) from his nearest node to the fugitive's nearest node, joins that path
+  (plus the last straight leg to the fugitive) at its nearest point and walks speed * dt along
+  it; reaching its end is reaching the fugitive. This is the engine's pursuit; only the
+  geometry of the first and last leg is simpler (straight). As a Mesa-Geo user would on a
+  graph of a few dozen nodes, the model computes every pair's shortest path once
+  (`networkx.all_pairs_dijkstra_path`, as the engine precomputes its all-pairs next hops) and
+  caches each path's coordinates; nearest nodes come from a shapely STRtree.
 - lighter, trail following: the avenger follows the fugitive's trail (straight to the place of
   the killing, then the fugitive's precomputed route), which is less work per step than
   re-routing and so flatters Mesa-Geo.
@@ -25,11 +26,12 @@ with the router. They differ only in the avenger:
 Counted: active agent-steps (a fugitive and his avenger count until the fugitive arrives or is
 killed) per second of the stepping loop only; building the agents and routes is not timed for
 any. The ratios compare like with like: the engine and the Mesa-Geo models over the same first
-`MESA_STEPS` (the engine's best of `REPEATS`, its loop being short); the engine's rate over the
-whole hour (`STEPS`, as agents finish and fewer stay active) is printed too. Each rate is given by
-wall-clock time and, labelled "CPU", by this process's CPU time over the same loop (steadier when
-the machine is loaded). Peak memory: the traced peak of the engine's run (tracemalloc, a separate
-untimed pass) and the process's maximum resident size.
+`MESA_STEPS`, each side timed the same way, the median of `REPEATS` runs (a fresh model each
+time); the engine's rate over the whole hour (`STEPS`, as agents finish and fewer stay active) is
+printed too, also the median of `REPEATS`. Each rate is given by wall-clock time and, labelled
+"CPU", by this process's CPU time over the same loop (steadier when the machine is loaded); the
+load average is printed beside the figures. Peak memory: the traced peak of the engine's run
+(tracemalloc, a separate untimed pass) and the process's maximum resident size.
 
 Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/bench_flight.py``.
 """
@@ -37,11 +39,14 @@ Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/
 from __future__ import annotations
 
 import math
+import os
 import resource
+import statistics
 import sys
 import time
 import tracemalloc
 import warnings
+from collections.abc import Callable
 from functools import cache
 from itertools import pairwise
 
@@ -59,9 +64,9 @@ from refuge_map.simulation.engine import run_flight
 DT_S = 60.0
 STEPS = 60  # one hour of flight
 MESA_STEPS = 10  # the first ten minutes, when nearly every agent is active
-REPEATS = 5  # the engine's ten-minute loop is short: best of five
+REPEATS = 3  # each side: the median of three runs
 CAPTURE_M = 20.0
-SIZES = (1_000, 10_000)  # agents: half fugitives, half avengers
+SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
 
 
 def world(n_incidents: int) -> World:
@@ -171,10 +176,8 @@ class ReroutingAvenger(Avenger):
         """Route from his nearest node to the fugitive's, join the path at its nearest point
         (straight, off-road if he is off it) and walk along it; its end is the fugitive."""
         model, here, there = self.model, self.geometry, self.prey.geometry
-        nodes = nx.shortest_path(
-            model.roads, model.nearest_node(here), model.nearest_node(there), weight="length_m"
-        )
-        path = LineString([*model.road_coords(nodes), there.coords[0]])
+        coords = model.path_coords(model.nearest_node(here), model.nearest_node(there))
+        path = LineString([*coords, there.coords[0]])
         join = path.project(here)
         gap = here.distance(path.interpolate(join))
         if gap > budget:
@@ -226,6 +229,7 @@ class PursuitModel(mesa.Model):
         self.roads: nx.MultiGraph = w.network.roads
         self._node_ids = list(self.roads.nodes)
         self._node_tree = STRtree([Point(self._xy(node)) for node in self._node_ids])
+        self.paths = dict(nx.all_pairs_dijkstra_path(self.roads, weight="length_m"))
         router = w.network.router
         _, heading = router.distance_to_gates(w.place[:, 0], w.place[:, 1])
         for i in range(w.n):
@@ -254,8 +258,11 @@ class PursuitModel(mesa.Model):
         """The road node nearest to `point`."""
         return self._node_ids[int(self._node_tree.nearest(point))]
 
-    def road_coords(self, nodes: list[int]) -> list[tuple[float, float]]:
-        """Coordinates along the roads through `nodes` (the shortest of parallel edges)."""
+    @cache  # noqa: B019 - one model per benchmark run
+    def path_coords(self, a: int, b: int) -> list[tuple[float, float]]:
+        """Coordinates along the shortest road path from node `a` to node `b` (the shortest
+        of parallel edges), from the all-pairs paths."""
+        nodes = self.paths[a][b]
         coords = [self._xy(nodes[0])]
         for a, b in pairwise(nodes):
             coords += self._leg(a, b)[1:]
@@ -273,7 +280,7 @@ class PursuitModel(mesa.Model):
 
 def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, float]:
     """Active agent-steps per second of a Mesa-Geo model's stepping loop over `steps` steps,
-    by wall clock and by CPU time."""
+    by wall clock and by CPU time (a fresh model; building it is not timed)."""
     model = PursuitModel(w, avenger)
     fugitives = list(model.agents_by_type[Fugitive])
     active, seconds, cpu_seconds = 0, 0.0, 0.0
@@ -284,6 +291,17 @@ def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, flo
         seconds += time.perf_counter() - start
         cpu_seconds += time.process_time() - cpu_start
     return active / seconds, active / cpu_seconds
+
+
+def median_rate(run: Callable[[], tuple[float, float]]) -> tuple[float, float]:
+    """The median of `REPEATS` runs' (wall, CPU) rates, each taken separately."""
+    rates = [run() for _ in range(REPEATS)]
+    return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), to print beside the figures."""
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # label and avenger class of each Mesa-Geo model
@@ -297,25 +315,29 @@ def main() -> None:
     """Print the engine's agent-steps per second and peak memory at each size, then each
     Mesa-Geo variant's rate and the engine's ratio to it."""
     warnings.simplefilter("ignore")
-    print(f"steps of {DT_S:.0f} s; ratios over the first {MESA_STEPS} steps for both")
+    print(
+        f"steps of {DT_S:.0f} s; ratios over the first {MESA_STEPS} steps for both; "
+        f"each figure the median of {REPEATS} runs"
+    )
     for agents in SIZES:
         w = world(agents // 2)
-        hour, hour_cpu = bench_engine(w)
-        engine, engine_cpu = (
-            max(r) for r in zip(*(bench_engine(w, MESA_STEPS) for _ in range(REPEATS)), strict=True)
-        )
+        hour, hour_cpu = median_rate(lambda w=w: bench_engine(w))
+        engine, engine_cpu = median_rate(lambda w=w: bench_engine(w, MESA_STEPS))
         peak = engine_peak_mb(w)
         print(
             f"{agents:,} agents: engine {engine:,.0f} agent-steps/s (CPU {engine_cpu:,.0f}) "
             f"over {MESA_STEPS} steps; {hour:,.0f} (CPU {hour_cpu:,.0f}) over the hour's "
-            f"{STEPS}; peak {peak:.1f} MB"
+            f"{STEPS}; peak {peak:.1f} MB; {load()}"
         )
         for label, avenger in VARIANTS:
-            rate, rate_cpu = bench_mesa(w, avenger, MESA_STEPS)
+            rate, rate_cpu = median_rate(
+                lambda w=w, avenger=avenger: bench_mesa(w, avenger, MESA_STEPS)
+            )
             print(
                 f"  mesa-geo, {label + ':':<34} {rate:>9,.0f} agent-steps/s "
                 f"(CPU {rate_cpu:,.0f}) over {MESA_STEPS} steps; "
-                f"engine / mesa-geo = {engine / rate:,.0f}x (CPU {engine_cpu / rate_cpu:,.0f}x)"
+                f"engine / mesa-geo = {engine / rate:,.0f}x (CPU {engine_cpu / rate_cpu:,.0f}x); "
+                f"{load()}"
             )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"process max RSS: {rss:.0f} MB (Python {sys.version.split()[0]}, one core)")

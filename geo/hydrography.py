@@ -134,6 +134,10 @@ def _north_to_south(line: LineString) -> np.ndarray:
     return coords[::-1] if coords[0, 1] < coords[-1, 1] else coords
 
 
+#: What every land layer is cut from, besides the Jordan's own line.
+LAND_SOURCE_NE = "Natural Earth 1:10m (the coast, the lakes, the Dead Sea)"
+
+
 def land_sides(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) -> gpd.GeoDataFrame:
     """Split the region's land into the land west of the Jordan (Canaan) and the land east of it.
 
@@ -144,17 +148,25 @@ def land_sides(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) 
     Returns
     -------
     GeoDataFrame
-        Two rows indexed ``west`` and ``east``, polygons in `REGION_CRS`.
+        Two rows indexed ``west`` and ``east``, polygons in `REGION_CRS`, each with the
+        ``source`` and ``license`` of the lines it was cut along (the OpenStreetMap river is
+        ODbL: a layer derived from it is attributed to OpenStreetMap's contributors).
     """
     pieces = sorted(
         split(_region_box(), jordan_divide(hydro, rivers)).geoms, key=lambda p: p.centroid.x
     )
     west = pieces[0].difference(mediterranean(hydro))
     east = shapely.union_all(pieces[1:])
+    source, license = LAND_SOURCE_NE, "public domain (Natural Earth)"
+    if rivers is not None:
+        source = f"{LAND_SOURCE_NE}; the Jordan from OpenStreetMap"
+        license = "ODbL 1.0, © OpenStreetMap contributors (derived from the Jordan's line)"
     return gpd.GeoDataFrame(
         {
             "side": ["west", "east"],
             "name": ["Canaan (west of the Jordan)", "Beyond the Jordan (east)"],
+            "source": [source, source],
+            "license": [license, license],
         },
         geometry=[west, east],
         crs=REGION_CRS,

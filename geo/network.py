@@ -110,6 +110,7 @@ class RefugeNetwork:
     crs: CRS = REGION_CRS
     levitical: gpd.GeoDataFrame | None = None
     data_dir: Path | None = None
+    rivers: gpd.GeoDataFrame | None = None
     _asylum: Asylum = field(init=False, repr=False)
     _router: RoadRouter = field(init=False, repr=False)
     _designated_at: NDArray[np.float64] = field(init=False, repr=False)
@@ -390,8 +391,9 @@ class RefugeNetwork:
         return gpd.GeoDataFrame(table.drop(columns=["x", "y"]), geometry=points, crs=self.crs)
 
     def bridges(self) -> gpd.GeoDataFrame:
-        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5)."""
-        return bridges(self.roads, self.hydrography)
+        """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5): on the
+        OpenStreetMap rivers where the data folder has them, else on Natural Earth's."""
+        return bridges(self.roads, self.hydrography if self.rivers is None else self.rivers)
 
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
         """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps).
@@ -600,7 +602,7 @@ def load_network(
     zones["cubit_m"], zones["techum_cubits"] = cubit, breadth_cubits
     legs = roads_of_period(read_roads(folder / "roads.geojson"), roads_period)
     roads = build_road_graph(legs, zones.assign(site=cities["site"]))
-    prescribe_roads(roads, hydrography, cubit_m=cubit)
+    prescribe_roads(roads, hydrography if rivers is None else rivers, cubit_m=cubit)
     options = {
         "cubit_m": cubit,
         "techum": techum,
@@ -627,6 +629,7 @@ def load_network(
         options=options,
         levitical=None if levitical is None else levitical.to_crs(REGION_CRS),
         data_dir=folder,
+        rivers=rivers,
     )
 
 

@@ -1,6 +1,7 @@
 """The engine's shortcuts change no result: the asylum predicate asked only where a fugitive
-may have come into a zone, and road positions interpolated without a search when every edge
-is one segment. Each run is compared with one that takes neither shortcut."""
+may have come into a zone, road positions interpolated without a search when every edge is one
+segment, ended incidents dropped from the working arrays, and steps where no trajectory row can
+fall not looked at for rows. Each run is compared with one that takes none of these shortcuts."""
 
 from __future__ import annotations
 
@@ -42,10 +43,13 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
 def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     fast = flight(name, shortcuts=True)
     ask = _Pursuit._ask_asylum
-    # the reference asks about every fugitive still running, at every step
+    # the reference asks about every fugitive still running, at every step, keeps every
+    # incident's row to the end, and looks for trajectory rows at every step
     monkeypatch.setattr(
         _Pursuit, "_ask_asylum", lambda self, rows: ask(self, rows | (self.f_end == NEVER))
     )
+    monkeypatch.setattr(_Pursuit, "_compact", lambda self, step: None)
+    monkeypatch.setattr(_Pursuit, "_nobody_due", lambda self, step, t_prev: False)
     slow = flight(name, shortcuts=False)
     pd.testing.assert_frame_equal(fast.events, slow.events)
     pd.testing.assert_frame_equal(fast.outcomes, slow.outcomes)

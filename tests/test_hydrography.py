@@ -19,7 +19,7 @@ from geo.hydrography import (
     read_rivers,
     side_of_jordan,
 )
-from geo.network import default_data_dir
+from geo.network import default_data_dir, load_network
 
 DATA = default_data_dir()
 
@@ -126,3 +126,11 @@ def test_sides_cover_the_land_without_overlap(sides):
     west, east = sides.loc["west"].geometry, sides.loc["east"].geometry
     assert west.intersection(east).area < 1.0
     assert west.is_valid and east.is_valid
+
+
+def test_the_land_cut_along_the_osm_river_is_attributed_to_osm():
+    network = load_network()
+    land = network.layers()["land"]
+    assert network.options["jordan_line"] == "openstreetmap"
+    assert land["license"].str.contains("OpenStreetMap contributors").all()
+    assert land["license"].str.contains("ODbL").all()

@@ -616,6 +616,7 @@ def exile_left_open(case: Case, opinions: Opinions) -> TraceStep | None:
     if case.purpose != "optional" and case.intent == "strike":
         return None  # a blow of duty: Mishnah Makkot 2:2 judges it for exile
     why = _exempt_from_death(case, opinions) or "his blow could not kill"
+    reads = ("intent", "purpose") if case.intent == "strike" else ("intent",)
     sage = opinions.exempt_exile
     # Mishnah Sanhedrin 9:2 says 'exempt' (from death) and no more; Mishnah Makkot 2:1 exiles
     # 'one who kills in error'. Maimonides (Hilchot Rotzeach 4:1-2, outside the shipped texts):
@@ -626,7 +627,7 @@ def exile_left_open(case: Case, opinions: Opinions) -> TraceStep | None:
             "Rambam, Hilchot Rotzeach 4:1-2 (outside the shipped texts)",
             f"{why}: exempt from death, and not exiled, for one who kills intentionally is "
             "never exiled",
-            ("intent",),
+            reads,
             decides="no_exile",
             dispute="exempt_exile",
             opinion=sage,
@@ -636,7 +637,7 @@ def exile_left_open(case: Case, opinions: Opinions) -> TraceStep | None:
         "Mishnah Sanhedrin 9:2; Mishnah Makkot 2:1",
         f"{why}: Sanhedrin 9:2 frees him from death; Makkot 2:1 exiles 'one who kills in "
         f"error', and {NOT_SAID}",
-        ("intent",),
+        reads,
         decides="undetermined",
         dispute="exempt_exile" if case.intent in DELIBERATE else None,
         opinion=sage if case.intent in DELIBERATE else None,

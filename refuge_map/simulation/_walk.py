@@ -180,7 +180,7 @@ class RoadGraph:
         """
         edge, s, left = edge.copy(), s.astype(np.float64), budget.astype(np.float64)
         reached = np.zeros(edge.shape, dtype=bool)
-        live = np.flatnonzero(left > 0)
+        live = (left > 0).nonzero()[0]
         for _ in range(self.n_nodes + 2):
             if live.size == 0:
                 break
@@ -200,9 +200,12 @@ class RoadGraph:
             heading = np.where(go_direct, np.sign(ts - pos), np.where(toward_u, -1.0, 1.0))
             pos, b = pos + heading * step, b - step
             done = (step == gap) & ~stuck
+            if not done.any():  # every walker spent his budget on his edge (or is stuck)
+                edge[live], s[live], left[live] = e, pos, b
+                break
             arrived = go_direct & done
             pos[arrived] = ts[arrived]
-            at_node = np.flatnonzero(~go_direct & done)
+            at_node = (~go_direct & done).nonzero()[0]
             if at_node.size:
                 node = np.where(toward_u[at_node], eu[at_node], ev[at_node])
                 e[at_node], pos[at_node] = self._next_edge(node, te[at_node], ts[at_node])

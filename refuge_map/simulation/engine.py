@@ -71,6 +71,20 @@ class _Mover:
         self._leg_x = self.start[:, 0] - self._foot_x
         self._leg_y = self.start[:, 1] - self._foot_y
 
+    def take(self, rows: Ints) -> _Mover:
+        """The movers of `rows` only (compaction: the others have ended)."""
+        return _Mover(
+            self.start[rows],
+            self.foot[rows],
+            self.off_total[rows],
+            self.off_left[rows],
+            self.edge[rows],
+            self.s[rows],
+            self.road[rows],
+            self.offroad[rows],
+            self.run_m[rows],
+        )
+
     @classmethod
     def at(cls, world: World, start: Floats, road: Floats, offroad: Floats) -> _Mover:
         """Movers standing at `start` with speeds `road` and `offroad` (m/s)."""
@@ -99,7 +113,7 @@ class _Mover:
         x, y = graph.xy(self.edge[rows], self.s[rows])
         total = self.off_total[rows]
         frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-        off = np.flatnonzero(frac > 0)  # still off the road: a few, after the first steps
+        off = (frac > 0).nonzero()[0]  # still off the road: a few, after the first steps
         if off.size:
             r, frac = rows[off], frac[off]
             x[off] = self._foot_x[r] + frac * self._leg_x[r]
@@ -175,8 +189,54 @@ def _gates(world: World, fugitive: _Mover, heading: NDArray[np.str_]) -> Ints:
     return gate
 
 
+# the pursuit's per-incident working arrays: compaction keeps the rows of incidents in play
+_ROWS = (
+    "ids",
+    "t0_s",
+    "year",
+    "setout_s",
+    "give_up_s",
+    "deterred_if",
+    "persuader",
+    "has_tree",
+    "trunk",
+    "bough",
+    "at_trunk",
+    "fxy",
+    "axy",
+    "goal_edge",
+    "goal_s",
+    "gate_edge",
+    "gate_s",
+    "heading",
+    "f_end",
+    "a_end",
+    "city",
+    "asked",
+    "clear_until",
+    "nowhere",
+    "never_captured",
+    "captured",
+    "deterred",
+    "in_tree",
+    "waiting",
+    "set_out",
+    "at_gate",
+    "gave_up",
+    "tree_rule",
+    "arrival_rule",
+)
+# the working arrays `result` reads, kept for every incident as rows leave
+_OUTCOME_ROWS = ("f_end", "city", "captured", "deterred", "gave_up", "fxy")
+
+
 class _Pursuit:
-    """The state of every incident's flight and pursuit, advanced one step at a time."""
+    """The state of every incident's flight and pursuit, advanced one step at a time.
+
+    The working arrays hold one row per incident still in play (`ids` gives its number):
+    an incident whose fugitive and avenger have both ended and have their last trajectory row
+    leaves them (`_compact`), so that a step's cost follows the incidents still running.
+    """
 
     def __init__(
         self,
@@ -189,11 +249,16 @@ class _Pursuit:
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
+        self.ids = np.arange(n)
+        self.t0_s, self.year, self.setout_s = world.t0_s, world.year, world.setout_s
+        self.give_up_s, self.persuader = world.give_up_s, world.persuader
+        self.deterred_if, self.has_tree = world.deterred_if, world.has_tree
+        self.trunk, self.bough, self.at_trunk = world.trunk, world.bough, world.at_trunk
         self.fug = _Mover.at(world, world.place, world.fugitive_road, world.fugitive_offroad)
         self.ave = _Mover.at(world, world.avenger_start, world.avenger_road, world.avenger_offroad)
         self.fxy, self.axy = np.empty((n, 2)), np.empty((n, 2))
-        self.fug.place(self.graph, np.arange(n), self.fxy)
-        self.ave.place(self.graph, np.arange(n), self.axy)
+        self.fug.place(self.graph, self.ids, self.fxy)
+        self.ave.place(self.graph, self.ids, self.axy)
         heading = _heading(world)
         target = pd.Series(heading).map(_city_nodes(world)).to_numpy(dtype=np.intp)
         tree_edge, tree_s, _ = world.snap(
@@ -205,6 +270,8 @@ class _Pursuit:
         self.gate_edge, self.gate_s = self.graph.node_edge[gate], self.graph.node_s[gate]
         self.heading = np.where(world.has_tree, "tree", heading)
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
+        # the last step at which anyone ended, and the last killing's time (for `_record`)
+        self.last_end, self.last_start = -2, float(world.t0_s.max(initial=-np.inf))
         self.city = np.full(n, -1)
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
@@ -218,6 +285,9 @@ class _Pursuit:
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
         # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
         self.arrival_rule = np.where(False, self.tree_rule, EVENT_KINDS["arrival"][0])
+        # what `result` reads, for every incident (rows that leave are copied in first)
+        self.outcome = {name: getattr(self, name).copy() for name in _OUTCOME_ROWS}
+        self.outcome["heading"], self.outcome["run_m"] = self.heading, np.zeros(n)
         self.log = EventLog(dt_s, EVENT_KINDS)
         self._event(
             "flight_start", np.ones(n, bool), FUGITIVE, world.t0_s, 0, world.place, self.heading
@@ -233,31 +303,55 @@ class _Pursuit:
         xy: Floats,
         city: NDArray[np.str_] | str = "",
         rule: NDArray[np.str_] | None = None,
+        cite: NDArray[np.str_] | None = None,
     ) -> None:
-        """Log `kind` for the incidents where `mask` holds, at their positions in `xy` (and
-        their times, cities and rules where those are arrays over all incidents)."""
-        idx = np.flatnonzero(mask)
+        """Log `kind` for the working rows where `mask` holds, at their positions in `xy` (and
+        their times, cities, rules and citations where those are arrays over the working
+        rows)."""
+        idx = mask.nonzero()[0]
         if idx.size == 0:
             return
         self.log.event(
             kind,
-            idx,
+            self.ids[idx],
             ROLES[role],
             t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
             xy[idx],
             step=step,
             city=city[idx] if isinstance(city, np.ndarray) else city,
             rule=None if rule is None else rule[idx],
+            citation=None if cite is None else cite[idx],
         )
 
     def step(self, step: int) -> None:
         """Advance everyone from the previous step's time to this step's."""
         t, t_prev = step * self.dt_s, max(step - 1, 0) * self.dt_s
-        started = self.world.t0_s <= t
+        started = self.t0_s <= t
         self._flee(step, t, t_prev, started)
         self._pursue(step, t, t_prev, started)
         if self.record_every is not None:
             self._record(step, t_prev, started)
+        self._compact(step)
+
+    def _compact(self, step: int) -> None:
+        """Drop the rows of incidents ended before this step (their last trajectory row is
+        written now), once they are a quarter of the rows: nothing reads them again."""
+        gone = (self.f_end < step) & (self.a_end < step)
+        n_gone = np.count_nonzero(gone)
+        if n_gone == 0 or 4 * n_gone < len(gone):
+            return
+        self._store(gone)
+        keep = np.flatnonzero(~gone)
+        for name in _ROWS:
+            setattr(self, name, getattr(self, name)[keep])
+        self.fug, self.ave = self.fug.take(keep), self.ave.take(keep)
+
+    def _store(self, rows: Bools) -> None:
+        """Copy the outcomes of working `rows` into those of every incident."""
+        ids = self.ids[rows]
+        for name in _OUTCOME_ROWS:
+            self.outcome[name][ids] = getattr(self, name)[rows]
+        self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
     def _elapsed(
         self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float
@@ -273,17 +367,16 @@ class _Pursuit:
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
-        world = self.world
         in_flight = started & (self.f_end == NEVER)
         moving = in_flight & ~self.waiting & ~self.in_tree
-        tau = self._elapsed(moving, t, t_prev, world.t0_s, world.fugitive_walk_s)
+        tau = self._elapsed(moving, t, t_prev, self.t0_s, self.world.fugitive_walk_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
         moved = tau > 0
-        self.fug.place(self.graph, np.flatnonzero(moved), self.fxy)
-        climbs = reached & world.has_tree & ~self.in_tree
+        self.fug.place(self.graph, moved.nonzero()[0], self.fxy)
+        climbs = reached & self.has_tree & ~self.in_tree
         self.in_tree |= climbs
         self.arrival_rule[climbs] = self.tree_rule[climbs]
-        self.fxy[climbs] = world.trunk[climbs]
+        self.fxy[climbs] = self.trunk[climbs]
         self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
@@ -295,26 +388,27 @@ class _Pursuit:
             city = CITY_NAMES[self.city]
             self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, self.arrival_rule)
             self.f_end[arrive] = step
-        stranded = reached & ~world.has_tree & (self.city < 0) & ~self.waiting
+            self.last_end = step
+        stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
         self.waiting |= stranded
         self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
 
     def _ask_asylum(self, rows: Bools) -> None:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
-        world, ask = self.world, np.flatnonzero(rows)
+        ask = rows.nonzero()[0]
         if ask.size == 0:
             return
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
         if self.in_tree[ask].any():
-            bough = np.where(self.in_tree[ask, None], world.bough[ask], np.nan)
+            bough = np.where(self.in_tree[ask, None], self.bough[ask], np.nan)
             bough_x, bough_y = bough[:, 0], bough[:, 1]
-        self.city[ask] = world.network.city_xy(
+        self.city[ask] = self.world.network.city_xy(
             self.fxy[ask, 0],
             self.fxy[ask, 1],
             bough_x=bough_x,
             bough_y=bough_y,
-            at_trunk=world.at_trunk[ask],
-            t=world.year[ask],
+            at_trunk=self.at_trunk[ask],
+            t=self.year[ask],
         )[0]
         self.asked[ask] = True
         # He moves at most as far as he runs: until he has run his distance to the nearest
@@ -333,19 +427,19 @@ class _Pursuit:
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        world = self.world
         self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
         pursuing = started & (self.a_end == NEVER)
-        sets_out = pursuing & ~self.set_out & (world.setout_s <= t)
+        sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
         self.set_out |= sets_out
-        self._event("avenger_sets_out", sets_out, AVENGER, world.setout_s, step, self.axy)
-        gives_up = pursuing & self.set_out & (world.give_up_s <= t)
+        self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
+        gives_up = pursuing & self.set_out & (self.give_up_s <= t)
         if gives_up.any():
             self.gave_up |= gives_up
-            self._event("avenger_gives_up", gives_up, AVENGER, world.give_up_s, step, self.axy)
+            self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.a_end[gives_up] = step
+            self.last_end = step
             pursuing &= ~gives_up
-        tau = self._elapsed(pursuing, t, t_prev, world.setout_s, world.avenger_walk_s)
+        tau = self._elapsed(pursuing, t, t_prev, self.setout_s, self.world.avenger_walk_s)
         chasing = self.chase_always | self.at_gate
         if self.chase_always:
             to_edge, to_s = self.fug.edge, self.fug.s
@@ -354,42 +448,62 @@ class _Pursuit:
             to_s = np.where(chasing, self.fug.s, self.gate_s)
         reached = self.ave.advance(self.graph, tau, to_edge, to_s)
         self.at_gate |= reached & ~chasing
-        moved = np.flatnonzero(tau > 0)
+        moved = (tau > 0).nonzero()[0]
         x, y = self.ave.place(self.graph, moved, self.axy)
         near = np.zeros(len(tau), dtype=bool)  # only one who moved can kill (`contact`)
         near[moved] = np.hypot(x - self.fxy[moved, 0], y - self.fxy[moved, 1]) <= self.capture_m
         contact = (tau > 0) & ((reached & chasing) | near)  # he must be on his way
-        turned, killed = contact & world.deterred_if, contact & ~world.deterred_if
+        turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
         self.deterred |= turned
         self.captured |= killed
-        if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5)
-            speaker = world.persuader
-            self.log.event(
-                "deterred",
-                np.flatnonzero(turned),
-                ROLES[AVENGER],
-                t,
-                self.axy[turned],
-                step=step,
-                rule=RULE[speaker[turned]],
-                citation=CITATION[speaker[turned]],
-            )
+        # the escorts, or his own plea (Mishnah Makkot 2:5), with the rule of whoever spoke
+        speaker = self.persuader
+        self._event(
+            "deterred",
+            turned,
+            AVENGER,
+            t,
+            step,
+            self.axy,
+            rule=RULE[speaker],
+            cite=CITATION[speaker],
+        )
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
+        if contact.any():
+            self.last_end = step
 
     def _record(self, step: int, t_prev: float, started: Bools) -> None:
         """Trajectory rows: every `record_every` steps, at each agent's first step, and at
         the step he ends and the one after (so every agent has at least two rows)."""
-        first = started & ((self.world.t0_s > t_prev) | (step == 0))
+        if self._nobody_due(step, t_prev):
+            return
+        first = started & ((self.t0_s > t_prev) | (step == 0))
         due = (step % self.record_every == 0) | first  # type: ignore[operator]
         for role, end, xy, city, captured in (
             (FUGITIVE, self.f_end, self.fxy, self.city, self.captured),
             (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
         ):
             self.log.row(
-                started & (end >= step - 1) & (due | (end <= step)), role, step, xy, city, captured
+                started & (end >= step - 1) & (due | (end <= step)),
+                role,
+                step,
+                xy,
+                city,
+                captured,
+                ids=self.ids,
             )
+
+    def _nobody_due(self, step: int, t_prev: float) -> bool:
+        """Whether no trajectory row falls at `step` (known without looking at the agents):
+        not a regular row's step, every agent started before, nobody ended now or just
+        before."""
+        return bool(
+            step % self.record_every  # type: ignore[operator]
+            and t_prev >= self.last_start
+            and self.last_end < step - 1
+        )
 
     def done(self, step: int) -> bool:
         """Whether every agent ended before this step (and so has its last row)."""
@@ -397,19 +511,22 @@ class _Pursuit:
 
     def result(self, step: int) -> Flight:
         """Close the flight at `step`: the still running meet the horizon."""
-        alive = self.f_end == NEVER
+        alive = self.f_end == NEVER  # of the working rows: every one alive is among them
         self._event("horizon", alive, FUGITIVE, step * self.dt_s, step, self.fxy, self.heading)
+        self._store(np.ones(len(self.ids), dtype=bool))
+        out = self.outcome
+        alive = out["f_end"] == NEVER
         outcomes = pd.DataFrame(
             {
-                "outcome": np.where(self.captured, CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
-                "city": CITY_NAMES[np.where(self.captured, -1, self.city)],
-                "heading": self.heading,
-                "end_s": np.where(alive, np.nan, self.f_end * self.dt_s),
-                "run_m": self.fug.run_m,
-                "deterred": self.deterred,
-                "gave_up": self.gave_up,
-                "x": self.fxy[:, 0],
-                "y": self.fxy[:, 1],
+                "outcome": np.where(out["captured"], CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
+                "city": CITY_NAMES[np.where(out["captured"], -1, out["city"])],
+                "heading": out["heading"],
+                "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
+                "run_m": out["run_m"],
+                "deterred": out["deterred"],
+                "gave_up": out["gave_up"],
+                "x": out["fxy"][:, 0],
+                "y": out["fxy"][:, 1],
             }
         )
         outcomes.index.name = "incident"

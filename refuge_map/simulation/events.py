@@ -280,11 +280,15 @@ class EventLog:
         xy: NDArray[np.float64],
         city: NDArray[np.intp],
         captured: NDArray[np.bool_],
+        *,
+        ids: NDArray[np.intp] | None = None,
     ) -> None:
-        """Log a trajectory row for the agents of `role` where `mask` holds."""
-        idx = np.flatnonzero(mask)
+        """Log a trajectory row for the agents of `role` where `mask` holds; `ids` gives each
+        row's incident (default: row ``i`` is incident ``i``)."""
+        idx = mask.nonzero()[0]
         if idx.size:
-            columns = (idx, role, step, xy[idx, 0], xy[idx, 1], city[idx], captured[idx])
+            incident = idx if ids is None else ids[idx]
+            columns = (incident, role, step, xy[idx, 0], xy[idx, 1], city[idx], captured[idx])
             self.rows.append(dict(zip(_ROW_FIELDS, columns, strict=True)))
 
     def frame(self) -> pd.DataFrame:

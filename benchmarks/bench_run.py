@@ -1,0 +1,131 @@
+"""`refuge run data/scenarios/default.yaml` end to end, and phase by phase.
+
+Each repetition runs in a fresh Python process, as a user's command does (nothing cached from
+the one before): the command itself, timed from outside (wall clock, and the child's CPU time
+from `os.times`), then a process that does what the command does one phase at a time and
+reports each phase's wall and CPU seconds:
+
+- import: ``import refuge_map.cli`` (the command's modules and everything they load);
+- world: the scenario read and made concrete (`build_world`: the network, the draws);
+- flight: `fly`, the flight and the pursuit;
+- exile: `live_in_exile` (Simulation II);
+- tables: `make_run` (events, trajectories, summary);
+- writing: `write_run` and the printed summary tables.
+
+The remainder of the phased process's wall time (interpreter start-up and exit) is printed as
+"start-up". Figures are the median of `REPEATS` runs; the load average is printed beside them
+(the machine may be shared: CPU time is the steadier figure then).
+
+Run: ``.venv/bin/python benchmarks/bench_run.py``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SCENARIO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "default.yaml"
+REPEATS = 3
+PHASES = ("import", "world", "flight", "exile", "tables", "writing")
+Seconds = tuple[float, float]  # wall, CPU
+
+
+def _clock(fn: Callable[[], Any]) -> tuple[Any, Seconds]:
+    """The result of `fn` and its wall and CPU seconds."""
+    start, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    return result, (time.perf_counter() - start, time.process_time() - cpu)
+
+
+def phases(out: Path) -> dict[str, Seconds]:
+    """Do what `refuge run` does, phase by phase, in this (fresh) process."""
+    times: dict[str, Seconds] = {}
+    _, times["import"] = _clock(lambda: __import__("refuge_map.cli"))
+    # the command's modules, loaded by now (imported here, not at the top: the import is timed)
+    from rich.console import Console
+
+    from refuge_map.simulation import live_in_exile, load_scenario, make_run, write_run
+    from refuge_map.simulation._setup import build_world
+    from refuge_map.simulation.engine import fly
+    from refuge_map.simulation.report import report_tables
+
+    def world() -> Any:
+        scenario = load_scenario(SCENARIO)
+        return scenario, build_world(scenario, scenario.seed)
+
+    (scenario, w), times["world"] = _clock(world)
+    flight, times["flight"] = _clock(lambda: fly(scenario, w))
+    life, times["exile"] = _clock(lambda: live_in_exile(flight, scenario.exile, scenario.seed))
+    run, times["tables"] = _clock(lambda: make_run(scenario, scenario.seed, flight, life))
+
+    def writing() -> None:
+        write_run(run, out)
+        console = Console(file=io.StringIO())
+        for table in report_tables(run.summary):
+            console.print(table)
+
+    _, times["writing"] = _clock(writing)
+    return times
+
+
+def _child(args: list[str]) -> tuple[str, Seconds]:
+    """Run a child process; its stdout and its (wall, CPU) seconds."""
+    before, start = os.times(), time.perf_counter()
+    done = subprocess.run(args, check=True, capture_output=True, text=True)
+    wall, after = time.perf_counter() - start, os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return done.stdout, (wall, cpu)
+
+
+def _median(values: list[Seconds]) -> Seconds:
+    return statistics.median(v[0] for v in values), statistics.median(v[1] for v in values)
+
+
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), to print beside the figures."""
+    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main() -> None:
+    """Time the command and its phases, each in fresh processes, and print the medians."""
+    refuge = str(Path(sys.executable).with_name("refuge"))
+    command: list[Seconds] = []
+    phased: dict[str, list[Seconds]] = {name: [] for name in (*PHASES, "start-up")}
+    loads = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(REPEATS):
+            _, seconds = _child([refuge, "run", str(SCENARIO), "--out", f"{tmp}/cli{i}"])
+            command.append(seconds)
+            stdout, total = _child([sys.executable, __file__, "--phases", f"{tmp}/phased{i}"])
+            times = {k: tuple(v) for k, v in json.loads(stdout).items()}
+            for name in PHASES:
+                phased[name].append(times[name])  # type: ignore[arg-type]
+            inside = [sum(times[name][k] for name in PHASES) for k in (0, 1)]
+            phased["start-up"].append((total[0] - inside[0], total[1] - inside[1]))
+            loads.append(load())
+    wall, cpu = _median(command)
+    print(f"refuge run {SCENARIO.name}: median of {REPEATS} fresh processes")
+    print(f"  the command, end to end: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    print("  phase by phase (a process doing the command's work one phase at a time):")
+    for name, values in phased.items():
+        w, c = _median(values)
+        print(f"    {name:<9} {w:6.3f} s wall  {c:6.3f} s CPU")
+    print("  " + "; ".join(loads))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--phases"]:
+        print(json.dumps(phases(Path(sys.argv[2]))))
+    else:
+        main()

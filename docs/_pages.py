@@ -1,0 +1,189 @@
+"""The documentation pages generated from the package's own objects (see `_hooks.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cell(text: object) -> str:
+    """Text for one Markdown table cell: no line breaks, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+# --- the command line -------------------------------------------------------------------------
+
+
+# typer carries its own click (typer._click), so commands are read by their attributes.
+
+
+def _option_rows(command: Any, ctx: Any) -> list[tuple[str, str, str, str]]:
+    rows = []
+    for param in command.params:
+        if param.name == "help":
+            continue
+        names = ", ".join(f"`{name}`" for name in [*param.opts, *param.secondary_opts])
+        kind = param.display_type(ctx).strip("<>")
+        if param.param_type_name == "argument":
+            kind = f"argument: {kind}"
+        default = "" if param.default is None or param.required else f"`{param.default}`"
+        help_text = getattr(param, "help", None) or ""
+        rows.append((names, kind, default, help_text))
+    return rows
+
+
+def _command_sections(command: Any, path: str, depth: int) -> list[str]:
+    with command.context_class(command, info_name=path.split()[-1]) as ctx:
+        usage = " ".join(command.collect_usage_pieces(ctx))
+        rows = _option_rows(command, ctx)
+    sections = [
+        f"{'#' * depth} `{path}`\n",
+        f"```\n{path} {usage}\n```\n",
+        (command.help or "").strip() + "\n",
+    ]
+    if rows:
+        sections.append(_table(("option", "type", "default", "meaning"), rows))
+    if hasattr(command, "commands"):  # a group of commands
+        for name in sorted(command.commands):
+            sub = command.commands[name]
+            sections += _command_sections(sub, f"{path} {name}", min(depth + 1, 4))
+    return sections
+
+
+def cli_page() -> str:
+    """Every command of `refuge`, with its usage, help and options, read from the typer app."""
+    from refuge_map.cli import app
+
+    root: Any = typer.main.get_command(app)
+    parts = [
+        "# The command line\n",
+        "Generated from the `refuge` application itself (`refuge COMMAND --help` prints the same "
+        "text). Bad input prints one line naming the file, field and value and exits with code "
+        "2.\n",
+    ]
+    for name in sorted(root.commands):
+        parts += _command_sections(root.commands[name], f"refuge {name}", 2)
+    return "\n".join(parts)
+
+
+# --- the law ----------------------------------------------------------------------------------
+
+
+def rules_page() -> str:
+    """Every rule of the law, in the order the judge runs them, with its source."""
+    from refuge_map.law.rules import VERDICT_RULES
+
+    rows = []
+    for order, rule in enumerate(VERDICT_RULES, start=1):
+        doc = (rule.__doc__ or "").strip().split("\n\n")[0]
+        rows.append((order, f"`{rule.__name__}`", doc))
+    return (
+        "# The rules of the law\n\n"
+        "The judge (`refuge_map.law.judge`) runs these rules in this order; the first that "
+        "decides gives the verdict, and every ruling's trace names each rule consulted with its "
+        "citation, the opinion it used and the facts it read.\n\n"
+        + _table(("order", "rule", "what it decides, and its source"), rows)
+    )
+
+
+def disputes_page() -> str:
+    """Every dispute of the package (law, geometry, exile) with its holders, default and why."""
+    from refuge_map.opinions import DISPUTES
+
+    parts = [
+        "# The disputes\n",
+        "Every named dispute the package implements, from the one registry "
+        "(`refuge_map.opinions.DISPUTES`). Each is a parameter, chosen by the scenario path that "
+        "heads its section (a sweep axis too); the law's own are also `refuge judge -o KEY=SAGE` "
+        "and `Opinions(KEY=SAGE)` in Python. Every result records the opinions it used.\n",
+    ]
+    for path, dispute in DISPUTES.items():
+        parts.append(f"## `{path}`\n")
+        parts.append(f"{dispute.question} ({dispute.citation})\n")
+        rows = [
+            (f"`{choice}`" + (" (default)" if choice == dispute.default else ""), view)
+            for choice, view in dispute.holds.items()
+        ]
+        parts.append(_table(("choice", "holds"), rows))
+        parts.append(f"**Why the default:** {dispute.why_default}\n")
+    return "\n".join(parts)
+
+
+def cases_page() -> str:
+    """The shipped cases with their verdicts under every opinion that bears on them."""
+    from refuge_map.law import DISPUTES, rulings_across_opinions
+    from refuge_map.law.casefiles import shipped_cases
+
+    rows = []
+    for path, shipped in shipped_cases():
+        default, *others = rulings_across_opinions(shipped.case)  # the defaults come first
+        readings = []
+        for chosen, ruling in others:
+            changed = {k: v for k, v in chosen.items() if v != DISPUTES[k].default}
+            setting = ", ".join(f"{key}={sage}" for key, sage in changed.items())
+            readings.append(f"{setting}: **{ruling.verdict}**")
+        rows.append(
+            (f"`{path.name}`", shipped.title, f"**{default[1].verdict}**", "; ".join(readings))
+        )
+    return (
+        "# The shipped cases\n\n"
+        "Every case the source texts describe (`data/cases/`), judged under the default "
+        "opinions and under every other combination of the disputes that bear on it "
+        "(`refuge judge FILE --all-opinions`).\n\n"
+        + _table(("file", "case", "default verdict", "under the other readings"), rows)
+    )
+
+
+# --- the files --------------------------------------------------------------------------------
+
+
+def files_page() -> str:
+    """Every output file and its columns, from the column definitions the code writes."""
+    from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
+
+    return (
+        "# Output files\n\n"
+        "## `refuge run`: `events.parquet`\n\n"
+        + _table(("column",), [(f"`{c}`",) for c in EVENT_COLUMNS])
+        + "\n## `refuge run`: `trajectories.parquet`, `trajectories.gpkg`\n\n"
+        + _table(("column",), [(f"`{c}`",) for c in TRACK_COLUMNS])
+    )
+
+
+# --- sources and data -------------------------------------------------------------------------
+
+
+def _shipped_text(relative: str) -> str:
+    text = (ROOT / relative).read_text(encoding="utf-8")
+    # One level deeper than the page's own title, so the site's table of contents nests.
+    return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+
+
+def sources_page() -> str:
+    """The texts, the geodata and their licences, the identifications and the roads' sources."""
+    from refuge_map.law.casefiles import shipped_cases
+
+    texts = sorted({shipped.seed.file for _, shipped in shipped_cases()})
+    return "\n".join(
+        [
+            "# Sources and data\n",
+            "## The texts\n",
+            "The rules cite Numbers 35, Deuteronomy 19, Joshua 20-21, Mishnah Makkot 2, Mishnah "
+            "Sanhedrin 9:2, the Babylonian Talmud (Makkot 9b-12b, Eruvin) and Maimonides' "
+            "Mishneh Torah (Hilchot Rotzeach uShmirat Nefesh). The shipped cases quote these "
+            f"source files word for word: {', '.join(f'`{t}`' for t in texts)}.\n",
+            _shipped_text("data/README.md"),
+            _shipped_text("data/ROADS.md"),
+        ]
+    )
