@@ -52,10 +52,15 @@ DEFAULT_START = datetime(1800, 1, 1, 6, 0)
 #: Replications when a scenario names none (see data/scenarios/README.md for why).
 REPLICATIONS = 1
 _LEFT, _BOTTOM, _RIGHT, _TOP = REGION_BOUNDS_LONLAT
+#: The largest root seed: what the int64 seed columns of runs and sweeps hold.
+MAX_SEED = 2**63 - 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    # NaN and infinity are no number a scenario may hold (an input file is refused naming them)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
+    )
 
 
 # --------------------------------------------------------------------------- distributions
@@ -156,6 +161,7 @@ class Place(_Strict):
         extra="forbid",
         frozen=True,
         validate_default=True,
+        allow_inf_nan=False,
         json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."},
     )
 
@@ -524,7 +530,9 @@ class NetworkOptions(_Strict):
         description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b).",
     )
     designation: _preset_or(  # type: ignore[valid-type]
-        Literal["all_six", "moses_then_joshua"], tuple[DesignationStep, ...], "steps"
+        Literal["all_six", "moses_then_joshua"],
+        Annotated[tuple[DesignationStep, ...], Field(min_length=1)],
+        "steps",
     ) = Field(
         "all_six",
         description="`all_six` (from the start), `moses_then_joshua` (east at year 0, west at "
@@ -616,7 +624,8 @@ class Scenario(_Strict):
     seed: int = Field(
         0,
         ge=0,
-        description="Root seed of all random draws.",
+        le=MAX_SEED,
+        description="Root seed of all random draws (0 to 2**63 - 1).",
         json_schema_extra=setting("the root of every random stream", unit="-"),
     )
     replications: int = Field(
