@@ -12,6 +12,7 @@ and every factor, Morris's mu* (the mean absolute elementary effect, in the outc
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -34,12 +35,19 @@ from refuge_map.sweep.spec import Axes, SweepSpec
 Method = Literal["morris", "sobol"]
 TABLE = "sensitivity.csv"
 PLOT = "sensitivity.png"
+
+
+def _exile_share(runs: pd.DataFrame, *, kind: str) -> pd.Series:
+    """The share of the incidents whose exile ended in `kind`, per run."""
+    return runs[f"exile_{kind}"] / runs["incidents"]
+
+
 #: The outcomes analysed, from the columns of runs.parquet: shares of the incidents and hours.
 OUTCOMES: dict[str, Callable[[pd.DataFrame], pd.Series]] = {
     "p_capture": lambda runs: runs["p_capture"],
     "time_to_asylum_h": lambda runs: runs["time_to_asylum_h"],
     **{
-        f"p_{kind}": (lambda runs, kind=kind: runs[f"exile_{kind}"] / runs["incidents"])
+        f"p_{kind}": functools.partial(_exile_share, kind=kind)
         for kind in EXILE_OUTCOMES
         if kind != "caught_in_flight"  # the flight's p_capture
     },
@@ -164,7 +172,7 @@ def analyse(
             from SALib.analyze import morris
 
             result = morris.analyze(spec, sample, y, num_levels=levels, seed=seed)
-            keys = ("mu_star", "mu_star_conf", "sigma")
+            keys: tuple[str, ...] = ("mu_star", "mu_star_conf", "sigma")
         else:
             from SALib.analyze import sobol
 
