@@ -10,11 +10,11 @@ city has elders and room.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from refuge_map.opinions import DISPUTES
+from refuge_map.simulation.provenance import assumed, setting
 
 NoEldersOpinion = DISPUTES["cities.no_elders"].literal
 
@@ -24,20 +24,12 @@ MIDDLING_TOWN = (
     "number. Assumption: a walled town of a few hectares at some 200-300 people a hectare "
     "(an estimate common in the archaeological literature, unverified here)"
 )
-#: The provenance of `population`, in the keys of the simulation's parameter provenance
-#: (``provenance``, ``rationale``, ``unit``, ``range``).
-POPULATION_PROVENANCE: dict[str, Any] = {
-    "provenance": "assumption",
-    "rationale": MIDDLING_TOWN,
-    "unit": "people",
-    "range": [300.0, 5000.0],
-}
-RESIDENTS_PROVENANCE: dict[str, Any] = {
-    "provenance": "setting",
-    "rationale": "manslayers already living there when the run starts: where the scenario "
-    "asks its question (no source gives a number)",
-    "unit": "manslayers",
-}
+POPULATION_PROVENANCE = assumed(MIDDLING_TOWN, unit="people", low=300.0, high=5000.0)
+RESIDENTS_PROVENANCE = setting(
+    "manslayers already living there when the run starts: where the scenario asks its "
+    "question (no source gives a number)",
+    unit="manslayers",
+)
 
 
 class _Strict(BaseModel):
