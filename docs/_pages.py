@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import _outputs  # type: ignore[import-not-found]  # docs/ is on sys.path while mkdocs runs hooks
 import typer
+
+from refuge_map.columns import described_by, unit_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,17 +152,92 @@ def cases_page() -> str:
 # --- the files --------------------------------------------------------------------------------
 
 
-def files_page() -> str:
-    """Every output file and its columns, from the column definitions the code writes."""
-    from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
+def _rows(table: _outputs.Table) -> list[tuple[str, str, str, str]]:
+    """One row per column; the keys of a JSON file grouped under the entry describing them."""
+    rows: dict[str, tuple[str, set[str], str]] = {}
+    for column, kind in table.columns:
+        key, text = described_by(table.table, column) or (column, "**(undocumented)**")
+        _, kinds, _ = rows.setdefault(key, (key, set(), text))
+        kinds.update(kind.split(" \\| "))
+    return [
+        (f"`{key}`", " \\| ".join(sorted(kinds)), unit_of(key), text)
+        for key, kinds, text in rows.values()
+    ]
 
-    return (
-        "# Output files\n\n"
-        "## `refuge run`: `events.parquet`\n\n"
-        + _table(("column",), [(f"`{c}`",) for c in EVENT_COLUMNS])
-        + "\n## `refuge run`: `trajectories.parquet`, `trajectories.gpkg`\n\n"
-        + _table(("column",), [(f"`{c}`",) for c in TRACK_COLUMNS])
+
+def _vocabulary(title: str, meanings: dict[str, Any]) -> str:
+    rows = [
+        (f"`{key}`", *(value if isinstance(value, tuple) else (value,)))
+        for key, value in meanings.items()
+    ]
+    header = ("value", "meaning", "source") if len(rows[0]) == 3 else ("value", "meaning")
+    return f"### {title}\n\n" + _table(header, rows)
+
+
+def files_page(tables: list[_outputs.Table] | None = None) -> str:
+    """Every output file and its columns, from files the `refuge` commands write at build time
+    (or from `tables`, already written)."""
+    from refuge_map.columns import (
+        EXILE_OUTCOME_MEANINGS,
+        FLIGHT_OUTCOME_MEANINGS,
+        LIFE_MEANINGS,
+        UNIT_SUFFIXES,
     )
+    from refuge_map.simulation.events import EVENT_KINDS, EXILE_KINDS
+
+    if tables is None:
+        with tempfile.TemporaryDirectory() as folder:
+            tables = _outputs.write_outputs(Path(folder))
+    parts = [
+        "# Output files\n",
+        "Every file the commands write, with each column's stored type, unit and meaning. This "
+        "page is made from files written while the site was built (a run of "
+        "`data/scenarios/exile_whole_life.yaml`, the layers, a coarse coverage field and a sweep "
+        "of two runs), and the meanings come from one place, `refuge_map.columns`. Every file is "
+        "WGS84 (EPSG:4326). The keys of a JSON file are dotted paths (`*` any key, `[]` each "
+        "item of a list), grouped under the key whose meaning covers them.\n",
+        "## Units\n",
+        "A name carries its unit in its ending:\n",
+        _table(("ending", "unit"), [(f"`{k}`", v) for k, v in UNIT_SUFFIXES.items()]),
+        "`p_` in front: a probability from 0 to 1. `lon`, `lat`: WGS84 degrees.\n",
+    ]
+    command = ""
+    for table in tables:
+        if table.command != command:
+            command = table.command
+            parts.append(f"## `{command}`\n")
+            parts.append(_COMMAND_NOTES.get(command, ""))
+        parts.append(f"### `{table.file}`\n")
+        parts.append(_table(("column", "type", "unit", "meaning"), _rows(table)))
+    parts += [
+        "## The values\n",
+        _vocabulary("Event kinds (`kind`)", {**EVENT_KINDS, **EXILE_KINDS}),
+        _vocabulary("How a flight ends", FLIGHT_OUTCOME_MEANINGS),
+        _vocabulary("How a manslayer's story ends (`outcome`)", EXILE_OUTCOME_MEANINGS),
+        _vocabulary("Why an exile never leaves (`life_reason`)", LIFE_MEANINGS),
+    ]
+    return "\n".join(parts)
+
+
+#: What each command writes besides its tables.
+_COMMAND_NOTES = {
+    "refuge run": "`refuge run SCENARIO --out DIR` writes `DIR/` whole: the tables below, "
+    "`summary.json` and `scenario.json` (the validated scenario, which `read_run` reads back; "
+    "its fields are those of the scenario file, `data/scenarios/README.md`). The exile's "
+    "tables (`manslayers`, `ledger`, `priests`) only when the scenario has an `exile` "
+    "section.\n",
+    "refuge layers": "`--out FILE.gpkg`: one GeoPackage with a layer each and their QGIS styles "
+    "(`layer_styles`); `--out FILE.geojson`: a folder `FILE/` with `LAYER.geojson` and "
+    "`LAYER.qml` for each layer (the same fields; lists are JSON text); `--out FILE.lpf.json`: "
+    "the places as Linked Places Format.\n",
+    "refuge coverage": "`--out FILE.gpkg` (layer `coverage`) or `FILE.parquet` (GeoParquet, "
+    "the same columns), and the figure `FILE.png`.\n",
+    "refuge sweep run": "`--out DIR`: `runs.parquet` (one row per run, then one column per "
+    "axis), `manifest.jsonl`, `sweep.json` (the sweep file as validated) and `parts/` (each "
+    "batch's trajectories and events, with the run's index).\n",
+    "refuge sweep report": "`DIR/report/`: `summary.csv`, and per axis `AXIS.csv` and "
+    "`AXIS.png`.\n",
+}
 
 
 # --- sources and data -------------------------------------------------------------------------
