@@ -1,16 +1,21 @@
 """The documentation's generated pages show everything the code defines (docs/_pages.py)."""
 
+import html
 import importlib
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import typer
+from mkdocs.exceptions import PluginError
 
+from geo import load_network
 from refuge_map.cli import app
 from refuge_map.law.casefiles import shipped_cases
 from refuge_map.law.rules import VERDICT_RULES
 from refuge_map.opinions import DISPUTES as REGISTRY
+from refuge_map.render import map_frame, network_map
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 
@@ -73,3 +78,36 @@ def test_the_glossary_names_every_sage_of_every_dispute():
                 continue  # the anonymous voice, explained under "tanna kamma"
             first = sage.split("_")[0]
             assert first in glossary, sage
+
+
+@pytest.fixture(scope="module")
+def hooks():
+    return docs_module("_hooks")
+
+
+def test_a_page_that_fetches_a_script_or_stylesheet_is_found(hooks):
+    page = (
+        '<script src="../assets/bundle.js"></script><script src="https://cdn.example/a.js">'
+        '</script><link rel="stylesheet" href="//cdn.example/b.css"><a href="https://x.org">x</a>'
+        "<style>@import url('https://fonts.example/c.css');</style>"
+    )
+    assert hooks.external_assets(page) == [
+        "https://cdn.example/a.js",
+        "//cdn.example/b.css",
+        "https://fonts.example/c.css",
+    ]
+
+
+def test_a_notebook_map_fetches_nothing_and_folium_s_own_would(hooks):
+    network = load_network()
+    fmap = network_map(network)
+    assert hooks.external_assets(fmap._repr_html_())  # folium's frame loads from CDNs
+    frame = map_frame(fmap)._repr_html_()
+    assert frame.startswith("<iframe srcdoc=") and "L.map(" in html.unescape(frame)
+    assert hooks.external_assets(frame) == []
+
+
+def test_a_page_that_fetches_fails_the_build(hooks):
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="tutorials/1.ipynb"))
+    with pytest.raises(PluginError, match=r"tutorials/1\.ipynb loads from the network: https://c"):
+        hooks.on_post_page('<script src="https://c.example/x.js"></script>', page)
