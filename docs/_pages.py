@@ -7,7 +7,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import _outputs  # type: ignore[import-not-found]  # docs/ is on sys.path while mkdocs runs hooks
+import _outputs
+import pandas as pd  # type: ignore[import-not-found]  # docs/ is on sys.path while mkdocs runs hooks
 import typer
 
 from refuge_map.columns import described_by, unit_of
@@ -249,6 +250,98 @@ def _shipped_text(relative: str) -> str:
     return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
 
 
+def _links(place: Any) -> str:
+    """The place's identifiers as links: OpenBible, Pleiades (with its offset), Wikidata."""
+    links = []
+    if isinstance(place.openbible_modern_id, str):
+        url = f"https://www.openbible.info/geo/modern/{place.openbible_modern_id}/"
+        links.append(f"OpenBible [{place.openbible_modern_id}]({url})")
+    if isinstance(place.pleiades_id, str):
+        url = f"https://pleiades.stoa.org/places/{place.pleiades_id}"
+        offset = "" if pd.isna(place.pleiades_offset_m) else f" ({place.pleiades_offset_m} m off)"
+        links.append(f"Pleiades [{place.pleiades_id}]({url}){offset}")
+    links += [f"Wikidata [{q}](https://www.wikidata.org/wiki/{q})" for q in place.wikidata_ids]
+    return "; ".join(links)
+
+
+IDENTIFICATION_HEADER = (
+    "city",
+    "rank",
+    "site",
+    "OpenBible score",
+    "flags",
+    "why flagged",
+    "position",
+    "identifiers",
+)
+
+
+def _text(value: object) -> str:
+    """A cell's text; empty for a missing value."""
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
+def identifications_table() -> str:
+    """Every city of refuge and candidate site of data/places.geojson: how it was identified."""
+    from geo import CITY_IDS
+    from geo.places import SITE_FLAGS, read_places
+
+    places = read_places(ROOT / "data" / "places.geojson")
+    sites = places[places["city"].isin(CITY_IDS) & (places["feature_kind"] != "reference_point")]
+    sites = sites.sort_values(
+        ["city", "rank"], key=lambda c: c.map(CITY_IDS.index) if c.name == "city" else c
+    )
+    rows = []
+    for place in sites.itertuples():
+        score = "" if pd.isna(place.openbible_score) else place.openbible_score
+        flags = ", ".join(f"`{flag}`" for flag in place.site_flags)
+        note = place.site_note if isinstance(place.site_note, str) else ""
+        precision = (
+            place.location_precision_basis
+            if isinstance(place.location_precision_basis, str)
+            else ""
+        )
+        if not pd.isna(place.location_precision_m):
+            precision = f"{place.location_precision_m} m, {precision}"
+        used = "**used**" if place.rank == 1 else f"candidate {place.rank}"
+        rows.append(
+            (
+                place.city,
+                used,
+                f"{place.modern_identification}",
+                score,
+                flags,
+                note,
+                precision,
+                _links(place),
+            )
+        )
+    flags = "\n".join(f"- `{flag}`: {text}" for flag, text in SITE_FLAGS.items())
+    return (
+        "Every city's site as `data/places.geojson` gives it (`refuge layers` writes the same "
+        "fields in the `cities`, `sites` and `candidates` layers): the site used (rank 1, unless "
+        "a scenario chooses a candidate: `network.candidates`), its OpenBible score (-1000 to "
+        "1000, not a probability), the flags on it, the positional accuracy OpenBible states, and "
+        "its identifiers.\n\n"
+        + _table(
+            (
+                "city",
+                "rank",
+                "site",
+                "OpenBible score",
+                "flags",
+                "why flagged",
+                "position",
+                "identifiers",
+            ),
+            rows,
+        )
+        + "\nThe flags:\n\n"
+        + flags
+        + "\n"
+    )
+
+
 def sources_page() -> str:
     """The texts, the geodata and their licences, the identifications and the roads' sources."""
     from refuge_map.law.casefiles import shipped_cases
@@ -262,6 +355,8 @@ def sources_page() -> str:
             "Sanhedrin 9:2, the Babylonian Talmud (Makkot 9b-12b, Eruvin) and Maimonides' "
             "Mishneh Torah (Hilchot Rotzeach uShmirat Nefesh). The shipped cases quote these "
             f"source files word for word: {', '.join(f'`{t}`' for t in texts)}.\n",
+            "## How each city was identified\n",
+            identifications_table(),
             _shipped_text("data/README.md"),
             _shipped_text("data/ROADS.md"),
         ]

@@ -6,11 +6,13 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 import typer
 from mkdocs.exceptions import PluginError
 
-from geo import load_network
+from geo import CITY_IDS, load_network
+from geo.places import read_places
 from refuge_map.cli import app
 from refuge_map.law.casefiles import shipped_cases
 from refuge_map.law.rules import VERDICT_RULES
@@ -111,3 +113,23 @@ def test_a_page_that_fetches_fails_the_build(hooks):
     page = SimpleNamespace(file=SimpleNamespace(src_uri="tutorials/1.ipynb"))
     with pytest.raises(PluginError, match=r"tutorials/1\.ipynb loads from the network: https://c"):
         hooks.on_post_page('<script src="https://c.example/x.js"></script>', page)
+
+
+def test_every_site_of_every_city_is_on_the_sources_page(pages):
+    places = read_places(DOCS.parent / "data" / "places.geojson")
+    sites = places[places["city"].isin(CITY_IDS) & (places["feature_kind"] != "reference_point")]
+    rows = {}
+    for line in pages.sources_page().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split(" | ")]
+        if len(cells) == len(pages.IDENTIFICATION_HEADER):
+            rows[cells[2]] = cells
+    for place in sites.itertuples():
+        row = rows[place.modern_identification]
+        assert row[0] == place.city
+        assert row[3] == ("" if place.openbible_score is pd.NA else str(place.openbible_score))
+        for flag in place.site_flags:
+            assert f"`{flag}`" in row[4]
+        if isinstance(place.pleiades_id, str):
+            assert f"https://pleiades.stoa.org/places/{place.pleiades_id}" in row[7]
+        for item in place.wikidata_ids:
+            assert f"https://www.wikidata.org/wiki/{item}" in row[7]
