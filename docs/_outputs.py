@@ -99,7 +99,7 @@ def gpkg_tables(path: Path, command: str) -> list[Table]:
         ]
         if geometry:
             columns.append(("geometry", f"geometry ({geometry}, WGS84)"))
-        tables.append(Table(command, f"{path.name}, layer `{layer}`", str(layer), tuple(columns)))
+        tables.append(Table(command, f"{path.name}, layer {layer}", str(layer), tuple(columns)))
     return tables
 
 
@@ -136,7 +136,7 @@ def json_keys(value: Any, prefix: str = "") -> dict[str, set[str]]:
 def json_table(command: str, file: str, table: str, value: Any) -> Table:
     """A JSON document's leaf keys as a `Table` (types joined by ``|``)."""
     keys = json_keys(value)
-    return Table(command, file, table, tuple((k, " \\| ".join(sorted(v))) for k, v in keys.items()))
+    return Table(command, file, table, tuple((k, " or ".join(sorted(v))) for k, v in keys.items()))
 
 
 def write_outputs(out: Path) -> list[Table]:

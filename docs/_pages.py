@@ -154,15 +154,21 @@ def cases_page() -> str:
 
 
 def _rows(table: _outputs.Table) -> list[tuple[str, str, str, str]]:
-    """One row per column; the keys of a JSON file grouped under the entry describing them."""
-    rows: dict[str, tuple[str, set[str], str]] = {}
+    """One row per column; the keys of a JSON file grouped under the entry describing them,
+    after the entries of their parents (``overall``, then ``*.outcomes.*``)."""
+    rows: dict[str, tuple[set[str], str]] = {}
     for column, kind in table.columns:
+        parts = column.split(".")
+        parents = [".".join(parts[:n]) for n in range(1, len(parts))]
+        for parent in parents:
+            entry = described_by(table.table, parent)
+            if entry and entry[0] == parent:
+                rows.setdefault(parent, ({"object"}, entry[1]))
         key, text = described_by(table.table, column) or (column, "**(undocumented)**")
-        _, kinds, _ = rows.setdefault(key, (key, set(), text))
-        kinds.update(kind.split(" \\| "))
+        rows.setdefault(key, (set(), text))[0].update(kind.split(" or "))
     return [
-        (f"`{key}`", " \\| ".join(sorted(kinds)), unit_of(key), text)
-        for key, kinds, text in rows.values()
+        (f"`{key}`", " or ".join(sorted(kinds)), unit_of(key), text)
+        for key, (kinds, text) in rows.items()
     ]
 
 

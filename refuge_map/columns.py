@@ -37,8 +37,8 @@ UNITS: dict[str, str] = {
     "years": "years",
     "years_in_exile": "years",
     "age_at_appointment": "years",
-    "rent": "years of rent (one unit a year of stay)",
-    "rent_total": "years of rent",
+    "rent": "nominal units (exile.rent_per_year a year; no sum is given)",
+    "rent_total": "nominal units (exile.rent_per_year a year)",
     "t": "datetime (tz-naive, the scenario's nominal start plus elapsed_s)",
     "t_start": "datetime (tz-naive)",
     "t_end": "datetime (tz-naive)",
@@ -303,7 +303,8 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "exile.years_in_exile": "years in exile: n, mean, p10, p50, p90, max and a histogram, "
         "for all exiles and for the released",
         "exile.office": "exiles who held an office, and those restored to it",
-        "exile.rent": "stays that paid rent, and the total (Mishnah Makkot 2:8)",
+        "exile.rent.stays": "stays that paid rent to the Levites (Mishnah Makkot 2:8)",
+        "exile.rent.total": "the rent paid in all, in nominal units (exile.rent_per_year a year)",
         "exile.went_out": "times an exile went out beyond the boundary",
         "exile.killed_again": "times an exile killed again",
         "exile.deterred_on_trial_road": "times the escorts turned the avenger away on the "

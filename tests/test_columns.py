@@ -37,9 +37,9 @@ def test_every_command_and_file_is_written(tables) -> None:
         assert ("refuge run", f"{name}.parquet") in files
     assert ("refuge run", "summary.json") in files
     assert ("refuge sweep run", "runs.parquet") in files
-    assert ("refuge coverage", "coverage.gpkg, layer `coverage`") in files
+    assert ("refuge coverage", "coverage.gpkg, layer coverage") in files
     assert ("refuge layers", "FILE.lpf.json") in files
-    assert ("refuge layers", "network.gpkg, layer `roads`") in files
+    assert ("refuge layers", "network.gpkg, layer roads") in files
     run = {t.file: dict(t.columns) for t in tables if t.command == "refuge run"}
     assert tuple(run["events.parquet"]) == EVENT_COLUMNS
     assert tuple(run["trajectories.parquet"]) == (*TRACK_COLUMNS, "geometry")
