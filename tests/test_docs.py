@@ -147,3 +147,9 @@ def test_every_site_of_every_city_is_on_the_sources_page(pages):
             assert f"https://pleiades.stoa.org/places/{place.pleiades_id}" in row[7]
         for item in place.wikidata_ids:
             assert f"https://www.wikidata.org/wiki/{item}" in row[7]
+
+
+def test_every_tutorial_notebook_is_in_the_site_s_navigation():
+    nav = (DOCS.parent / "mkdocs.yml").read_text(encoding="utf-8")
+    for notebook in sorted((DOCS.parent / "notebooks").glob("*.ipynb")):
+        assert f"- tutorials/{notebook.name}\n" in nav, notebook.name
