@@ -43,8 +43,8 @@ demo: $(STAMP) assets
 	$(VENV)/bin/refuge demo --out $(OUT)
 
 lint: $(DEV_STAMP)
-	$(VENV)/bin/ruff check geo refuge_map tests benchmarks docs
-	$(VENV)/bin/ruff format --check geo refuge_map tests benchmarks docs
+	$(VENV)/bin/ruff check geo refuge_map data/__init__.py tests benchmarks docs setup.py
+	$(VENV)/bin/ruff format --check geo refuge_map data/__init__.py tests benchmarks docs setup.py
 
 # The documentation site, offline and strict (a broken link or reference fails), into site/.
 # The tutorials execute with the small CI parameters, as in the test suite.

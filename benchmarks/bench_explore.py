@@ -22,7 +22,10 @@ from refuge_map.explore.app import create_app
 REQUESTS = (
     ("/api/where", {"settings": {}, "point": [35.2819, 32.2136]}),
     ("/api/where", {"settings": {"network": {"cubit": "chazon_ish"}}, "point": [35.29, 32.22]}),
-    ("/api/judge", {"case": {"act": "descending_ladder", "killer": {"blind": True}}}),
+    (
+        "/api/judge",
+        {"case": {"act": "descending_ladder", "intent": "none", "killer": {"blind": True}}},
+    ),
 )
 
 
@@ -46,14 +49,20 @@ async def load(address: str, *, clients: int, seconds: float) -> dict[str, float
     async def client(k: int) -> None:
         async with httpx.AsyncClient(base_url=address, timeout=30) as http:
             i = k
-            while time.perf_counter() < stop:
+            while True:  # every client asks at least once
                 path, body = REQUESTS[i % len(REQUESTS)]
                 began = time.perf_counter()
-                reply = await http.post(path, json=body)
-                latencies.append(time.perf_counter() - began)
-                if reply.status_code != 200:
-                    errors.append(f"{path}: {reply.status_code}")
+                try:
+                    reply = await http.post(path, json=body)
+                except httpx.HTTPError as failed:  # a timeout or a dropped connection
+                    errors.append(f"{path}: {type(failed).__name__}")
+                else:
+                    latencies.append(time.perf_counter() - began)
+                    if reply.status_code != 200:
+                        errors.append(f"{path}: {reply.status_code}")
                 i += 1
+                if time.perf_counter() >= stop:
+                    break
 
     began = time.perf_counter()
     await asyncio.gather(*(client(k) for k in range(clients)))

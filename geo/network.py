@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
 
+import refuge_data
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
@@ -66,9 +67,9 @@ RIVERS_FILE = "hydrography_osm_odbl.geojson"
 
 
 def default_data_dir() -> Path:
-    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable."""
-    override = os.environ.get("REFUGE_MAP_DATA")
-    return Path(override) if override else Path(__file__).resolve().parents[1] / "data"
+    """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable
+    (`refuge_data.data_dir`)."""
+    return refuge_data.data_dir()
 
 
 @dataclass(frozen=True)
@@ -579,6 +580,12 @@ def load_network(
         )
     cubit = resolve_cubit(cubit_m)
     breadth_cubits = resolve_techum_cubits(techum_cubits)
+    if not math.isfinite(cubit * breadth_cubits):
+        raise ParameterError(
+            "the boundary's breadth (techum_cubits x cubit_m) is no finite distance",
+            field="cubit_m",
+            value=cubit_m,
+        )
     added_ids = frozenset(city.id for city in added_cities)
     timeline = as_timeline(designated, known=ALL_SIX | added_ids)
     places = read_places(folder / "places.geojson")

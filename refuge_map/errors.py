@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from geo import GeoError
+from refuge_data import InputError
 
 
-class RefugeError(GeoError):
-    """Bad input to the application: names the file, the field path and the value."""
+class RefugeError(InputError):
+    """Bad input to the application: names the file, the field path and the value.
+
+    It shares only its base with `geo.GeoError`, so the law can raise it without importing
+    any geometry; the CLI catches that base (`refuge_data.InputError`).
+    """

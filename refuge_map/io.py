@@ -12,7 +12,7 @@ import geopandas as gpd
 import pandas as pd
 import pyogrio
 
-from refuge_map._atomic import atomic_dir, atomic_file
+from refuge_map._atomic import atomic_dir, atomic_file, check_file_target, check_folder_target
 from refuge_map.errors import RefugeError
 
 LAYER_SUFFIXES = (".gpkg", ".geojson")
@@ -51,6 +51,22 @@ def output_path(out: str | Path, suffixes: tuple[str, ...]) -> Path:
     return target
 
 
+def check_layers_output(out: str | Path) -> Path:
+    """`out` as a Path, if the layers may be written there (see `write_layers`).
+
+    Raises
+    ------
+    RefugeError
+        For an unsupported suffix, a ``.gpkg`` that is an existing folder, or a ``.geojson``
+        whose folder holds files refuge-map did not write.
+    """
+    target = output_path(out, LAYER_SUFFIXES)
+    if target.suffix == ".gpkg":
+        return check_file_target(target)
+    check_folder_target(target.with_suffix(""))
+    return target
+
+
 def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[Path]:
     """Write every layer: one GeoPackage with a layer each, or one GeoJSON file per layer.
 
@@ -70,7 +86,8 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     Raises
     ------
     RefugeError
-        For an unsupported suffix. Nothing is written unless every layer is.
+        For an unsupported suffix, or a target it may not replace (see `check_layers_output`).
+        Nothing is written unless every layer is.
 
     Notes
     -----
@@ -84,7 +101,7 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     # imports this module (refuge_map.simulation.io -> pinned_gpkg_date)
     from refuge_map.render.qgis import layer_qml, layer_styles
 
-    target = output_path(out, LAYER_SUFFIXES)
+    target = check_layers_output(out)
     qml = layer_qml()
     if target.suffix == ".gpkg":
         with atomic_file(target) as tmp, pinned_gpkg_date():

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from rich.console import Console
 
+from refuge_map._atomic import MARKER
 from refuge_map.simulation.events import EXILE_OUTCOMES
 from refuge_map.simulation.io import RUN_FILES
 from refuge_map.simulation.report import exile_table
@@ -23,7 +24,10 @@ EXILE = SCENARIOS / "exile_whole_life.yaml"
 def test_run_writes_files_and_prints_summary(run_cli: Callable[..., Any], tmp_path: Path) -> None:
     result = run_cli("run", TINY, "--out", tmp_path / "out", "--seed", "5")
     assert result.code == 0, result.err
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(RUN_FILES)
+    written = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert written == sorted([*RUN_FILES, MARKER])  # and the marker that claims the folder
+    marker = json.loads((tmp_path / "out" / MARKER).read_text())
+    assert marker["written_by"] == "refuge-map" and sorted(marker["files"]) == sorted(RUN_FILES)
     assert "tiny" in result.out and "capture" in result.out
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["seed"] == 5 and summary["run_id"].endswith("-s5")

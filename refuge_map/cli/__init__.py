@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 import typer
 
-from geo import GeoError
+from refuge_data import InputError
 
-# Each command module registers its commands on `app` when imported.
+# Each command module registers its commands on `app` when imported (cheaply: the commands
+# import their heavy modules when they run).
 from refuge_map.cli import (  # noqa: F401
     demo_command,
     explore_command,
@@ -25,7 +26,11 @@ __all__ = ["app", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Run the `refuge` command; bad input prints one line on stderr and exits with code 2."""
+    """Run the `refuge` command; bad input prints one line on stderr and exits with code 2.
+
+    Bad input is an `InputError` (`geo.GeoError` or `refuge_map.errors.RefugeError`), or a
+    file the system refuses to read or write (permissions, a full disk).
+    """
     try:
         code = typer.main.get_command(app).main(
             args=list(argv) if argv is not None else None, prog_name="refuge", standalone_mode=False
@@ -38,7 +43,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     except typer.Abort:
         print("refuge: aborted", file=sys.stderr)
         sys.exit(130)
-    except GeoError as bad_input:
+    except InputError as bad_input:
         print(f"refuge: error: {bad_input}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as refused:
+        where = f"{refused.filename}: " if refused.filename else ""
+        print(f"refuge: error: {where}{refused.strerror or refused}", file=sys.stderr)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)

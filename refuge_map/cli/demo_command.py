@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from geo import default_data_dir
-from refuge_map._atomic import atomic_file
+from refuge_data import data_dir
 from refuge_map.cli._app import app
-from refuge_map.cli.map_commands import scenario_cells
-from refuge_map.io import write_layers
-from refuge_map.render import network_map, save_map
-from refuge_map.render.run_layers import read_run_files
-from refuge_map.render.static import static_map
-from refuge_map.simulation import load_scenario, scenario_network, simulate, write_run
-from refuge_map.simulation.report import report_tables
+from refuge_map.cli._output import console
 
-console = Console()
+if TYPE_CHECKING:
+    import pandas as pd
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
 
@@ -35,27 +27,42 @@ def demo(
 ) -> None:
     """Run the default scenario on the shipped data: network layers, the run, its summary
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
-    PNG too); print where everything is."""
-    chosen = load_scenario(scenario or default_data_dir() / "scenarios" / "default.yaml")
+    PNG too); print where everything is. `out` is refused if it holds files refuge-map did
+    not write."""
+    from refuge_map._atomic import atomic_file, check_folder_target, write_marker
+    from refuge_map.cli.map_commands import scenario_cells
+    from refuge_map.io import write_layers
+    from refuge_map.render import network_map, save_map
+    from refuge_map.render.run_layers import read_run_files
+    from refuge_map.render.static import static_map
+    from refuge_map.simulation import load_scenario, scenario_network, simulate, write_run
+    from refuge_map.simulation.report import report_tables
+
+    check_folder_target(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_marker(out)  # claimed before the first file, so that a re-run after a kill may go on
+    shown = console()
+    chosen = load_scenario(scenario or data_dir() / "scenarios" / "default.yaml")
     network = scenario_network(chosen)
     written = write_layers(network.layers(), out / "network.gpkg")
     cities = network.summary()
     with atomic_file(out / "cities.csv") as tmp:
         cities.to_csv(tmp)
     written.append(out / "cities.csv")
-    console.print(_cities_table(cities))
+    shown.print(_cities_table(cities))
     run = simulate(chosen)
     written += write_run(run, out / "run")
     for table in report_tables(run.summary):
-        console.print(table)
+        shown.print(table)
     run_files = read_run_files(out / "run")
     cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
     fmap = network_map(network, run=run_files, coverage=cells)
     written.append(save_map(fmap, out / "map.html", self_contained=True))
     written.append(static_map(network, out / "map.png", run=run_files))
+    write_marker(out)
     for path in written:
-        console.print(f"wrote {path}")
-    console.print(f"open the map: {(out / 'map.html').resolve()}")
+        shown.print(f"wrote {path}")
+    shown.print(f"open the map: {(out / 'map.html').resolve()}")
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from refuge_map.cli._app import app
+from refuge_map.cli._output import console, print_json
 from refuge_map.errors import RefugeError
 from refuge_map.law import DISPUTES, PRESETS, Ruling, judge, rulings_across_opinions
 from refuge_map.law.casefiles import cases_dir, load_case_file, parse_opinions, shipped_cases
@@ -55,44 +54,53 @@ def judge_command(
     if all_opinions:
         across = rulings_across_opinions(case)
         if as_json:
-            _print_json(_across_json(across))
+            print_json(_across_json(across))
         else:
             _show_across(across)
         return
     ruling = judge(case, parse_opinions(opinion or ()))
     if as_json:
-        _print_json(ruling.to_json_dict())
+        print_json(ruling.to_json_dict())
     else:
         _show_ruling(ruling)
 
 
 @app.command("cases")
-def cases_command() -> None:
+def cases_command(
+    as_json: Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")] = False,
+) -> None:
     """List the shipped cases with their title and verdict under the default opinions."""
     found = shipped_cases()
+    if as_json:
+        print_json(
+            {
+                "folder": str(cases_dir()),
+                "cases": [
+                    {"case": path.stem, "title": shipped.title, "expected": shipped.expected}
+                    for path, shipped in found
+                ],
+            }
+        )
+        return
     table = Table(title=f"{len(found)} cases shipped in {cases_dir()}")
     for column in ("case", "title", "verdict", "other opinions"):
         table.add_column(column)
     for path, shipped in found:
         others = ", ".join(f"{key}: {v}" for key, v in shipped.expected.items() if key != "default")
         table.add_row(path.stem, shipped.title, shipped.expected["default"], others)
-    Console().print(table)
-
-
-def _print_json(data: dict[str, Any]) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    console().print(table)
 
 
 def _show_ruling(ruling: Ruling) -> None:
-    console = Console()
-    console.print(f"[bold]Verdict: {ruling.verdict}[/bold] - {ruling.reason}")
+    out = console()
+    out.print(f"[bold]Verdict: {ruling.verdict}[/bold] - {ruling.reason}")
     table = Table(title="Trace")
     for column in ("#", "rule", "citation", "opinion", "finding"):
         table.add_column(column, overflow="fold")
     for number, step in enumerate(ruling.trace, start=1):
         opinion = f"{step.dispute}={step.opinion}" if step.dispute else ""
         table.add_row(str(number), step.rule, step.citation, opinion, step.finding)
-    console.print(table)
+    out.print(table)
     if ruling.alternatives:
         asked = Table(title=f"Undetermined: the case does not state {', '.join(ruling.asks)}")
         for column in ("if", "verdict", "because"):
@@ -100,7 +108,7 @@ def _show_ruling(ruling: Ruling) -> None:
         for alt in ruling.alternatives:
             facts = ", ".join(f"{key}: {describe(value)}" for key, value in alt.facts.items())
             asked.add_row(facts, alt.verdict, alt.reason)
-        console.print(asked)
+        out.print(asked)
     if ruling.consequences:
         more = ruling.consequences
         term = (
@@ -108,24 +116,24 @@ def _show_ruling(ruling: Ruling) -> None:
             if more.life_exile
             else "until the death of the high priest"
         )
-        console.print(f"Exile {term}; within: {more.exile_within} ({more.citation})")
+        out.print(f"Exile {term}; within: {more.exile_within} ({more.citation})")
     bearing = ", ".join(ruling.opinions_bearing) or "none"
-    console.print(f"Opinions: {_settings(ruling.opinions)}; bearing on this case: {bearing}")
+    out.print(f"Opinions: {_settings(ruling.opinions)}; bearing on this case: {bearing}")
 
 
 def _show_across(across: list[tuple[dict[str, str], Ruling]]) -> None:
-    console = Console()
+    out = console()
     keys = list(across[0][0])
     if not keys:
         verdict = across[0][1].verdict
-        console.print(f"No dispute bears on this case: {verdict} under every opinion.")
+        out.print(f"No dispute bears on this case: {verdict} under every opinion.")
         return
     table = Table(title="Verdict under every opinion that bears on the case")
     for column in (*keys, "verdict", "reason"):
         table.add_column(column)
     for chosen, ruling in across:
         table.add_row(*chosen.values(), ruling.verdict, ruling.reason)
-    console.print(table)
+    out.print(table)
 
 
 def _across_json(across: list[tuple[dict[str, str], Ruling]]) -> dict[str, Any]:

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import geopandas as gpd
 import typer
 
-from geo import load_network
 from refuge_map.cli._app import app
-from refuge_map.cli.geo_commands import CubitOption, TechumOption, parse_cubit
-from refuge_map.coverage import coverage_layer, scenario_coverage
+from refuge_map.cli._output import NoLimitsOption
+from refuge_map.cli.geo_commands import CubitOption, TechumOption, network_of
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_coverage_file, read_run_files, save_map
-from refuge_map.render.save import html_path
-from refuge_map.render.static import figure_path, static_map
-from refuge_map.simulation import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+
+    from refuge_map.simulation import Scenario
 
 
 @app.command("map")
@@ -61,20 +61,28 @@ def map_command(
     ] = 2_000.0,
     cubit: CubitOption = "naeh",
     techum: TechumOption = "squared",
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Draw the six cities, their boundaries, roads, water and land (and a run, and the
     coverage field) on a map."""
+    from refuge_map._atomic import check_file_target
+    from refuge_map.render import network_map, read_run_files, save_map
+    from refuge_map.render.save import html_path
+    from refuge_map.render.static import figure_path, static_map
+
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
     if out is not None:
-        html_path(out)
+        check_file_target(html_path(out))
     if png is not None:
-        figure_path(png)
-    network = load_network(cubit_m=parse_cubit(cubit), techum=techum)  # type: ignore[arg-type]
+        check_file_target(figure_path(png)[0])
+    network = network_of(cubit, techum)
     loaded = read_run_files(run) if run is not None else None
     if out is not None:
         basemap = None if tiles.lower() == "none" else tiles
-        cells = _coverage_cells(coverage, coverage_file, cell_m=coverage_cell_m)
+        cells = _coverage_cells(
+            coverage, coverage_file, cell_m=coverage_cell_m, limited=not no_limits
+        )
         fmap = network_map(network, run=loaded, tiles=basemap, coverage=cells)
         typer.echo(f"wrote {save_map(fmap, out, self_contained=self_contained)}")
     if png is not None:
@@ -82,7 +90,7 @@ def map_command(
 
 
 def _coverage_cells(
-    scenario_file: Path | None, field_file: Path | None, *, cell_m: float
+    scenario_file: Path | None, field_file: Path | None, *, cell_m: float, limited: bool
 ) -> gpd.GeoDataFrame | None:
     """The coverage cells to draw: computed for a scenario (`refuge_map.coverage`), read from
     a field file, or None.
@@ -90,19 +98,30 @@ def _coverage_cells(
     Raises
     ------
     RefugeError
-        If both are given, or the cell size is not positive.
+        If both are given, the cell size is not positive, or (`limited`) the field would
+        exceed `refuge_map.limits`.
     """
+    from refuge_map.render import read_coverage_file
+    from refuge_map.simulation import load_scenario
+
     if scenario_file is not None and field_file is not None:
         raise RefugeError("give --coverage SCENARIO or --coverage-file FILE, not both")
     if field_file is not None:
         return read_coverage_file(field_file)
     if scenario_file is None:
         return None
-    if not cell_m > 0:
-        raise RefugeError("must be positive", source="--coverage-cell-m", value=cell_m)
+    if not 0 < cell_m < math.inf:
+        raise RefugeError("must be positive and finite", source="--coverage-cell-m", value=cell_m)
+    if limited:
+        from refuge_map.coverage import DEFAULT_DRAWS
+        from refuge_map.limits import check_coverage
+
+        check_coverage(cell_m=cell_m, draws=DEFAULT_DRAWS, source="--coverage-cell-m")
     return scenario_cells(load_scenario(scenario_file), cell_m=cell_m)
 
 
 def scenario_cells(scenario: Scenario, *, cell_m: float) -> gpd.GeoDataFrame:
     """The coverage field of `scenario` computed at `cell_m` and made into the map's cells."""
+    from refuge_map.coverage import coverage_layer, scenario_coverage
+
     return coverage_layer(scenario_coverage(scenario, cell_m=cell_m), cell_m=cell_m)

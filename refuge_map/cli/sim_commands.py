@@ -4,24 +4,25 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
 
-from geo import GeoError
 from refuge_map.cli._app import app
+from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
-from refuge_map.simulation import load_scenario, scenario_schema, simulate, write_run
-from refuge_map.simulation.engine import Progress as ProgressCallback
-from refuge_map.simulation.report import report_tables
-from refuge_map.simulation.scenario import Scenario
 
-console = Console()
+if TYPE_CHECKING:
+    from refuge_map.simulation.scenario import Scenario
+
+#: Told ``(step, n_steps)`` as a run goes (`refuge_map.simulation.engine.Progress`).
+ProgressCallback = Callable[[int, int], None]
+
 scenario_app = typer.Typer(help="Scenario files: print their JSON Schema, check one.")
 app.add_typer(scenario_app, name="scenario")
 
@@ -59,38 +60,66 @@ def run_command(
     seed: Annotated[
         int | None, typer.Option("--seed", help="Root seed (default: the scenario's).")
     ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the run's summary as JSON.")
+    ] = False,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Simulate flight and pursuit; write events, trajectories, lines and summary; print it."""
+    from geo import GeoError
+    from refuge_map._atomic import check_folder_target
+    from refuge_map.limits import check_run
+    from refuge_map.simulation import load_scenario, simulate, write_run
+    from refuge_map.simulation.report import report_tables
+    from refuge_map.simulation.scenario import MAX_SEED
+
     scenario = load_scenario(scenario_file)
-    if seed is not None and seed < 0:
-        raise RefugeError("must be a non-negative integer", source="--seed", value=seed)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)
+    check_folder_target(out)
+    if not no_limits:
+        check_run(scenario, source=str(scenario_file))
     try:
         with _progress_bar(scenario) as progress:
             run = simulate(scenario, seed, progress=progress)
     except GeoError as err:
         raise RefugeError(str(err), source=str(scenario_file)) from None
     written = write_run(run, out)
+    if as_json:
+        print_json({"summary": run.summary, "files": [str(path) for path in written]})
+        return
+    shown = console()
     for table in report_tables(run.summary):
-        console.print(table)
-    console.print(f"wrote {len(written)} files to {out}")
+        shown.print(table)
+    shown.print(f"wrote {len(written)} files to {out}")
 
 
 @scenario_app.command("schema")
 def schema_command() -> None:
     """Print the JSON Schema of scenario files (every field with its unit)."""
+    from refuge_map.simulation import scenario_schema
+
     print(json.dumps(scenario_schema(), indent=2))
 
 
 @scenario_app.command("check")
 def check_command(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checked scenario.")] = False,
 ) -> None:
     """Validate a scenario file without running it."""
+    from refuge_map.simulation import load_scenario
+
     scenario = load_scenario(scenario_file)
+    if as_json:
+        print_json(
+            {"ok": True, "file": str(scenario_file), "scenario": scenario.model_dump(mode="json")}
+        )
+        return
     incidents = (
         f"{scenario.generate.n} generated" if scenario.generate else str(len(scenario.incidents))
     )
-    console.print(
+    console().print(
         f"ok: {scenario_file}: scenario {scenario.name!r}, {incidents} incidents, "
         f"dt {scenario.dt_s:g} s, horizon {scenario.horizon_h:g} h, "
         f"{scenario.replications} replication(s)"

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,7 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -21,19 +21,8 @@ from rich.progress import (
 from typer.core import TyperGroup
 
 from refuge_map.cli._app import app
-from refuge_map.coverage import (
-    DEFAULT_CELL_M,
-    DEFAULT_DRAWS,
-    check_output,
-    scenario_coverage,
-    write_coverage,
-)
-from refuge_map.render.static import coverage_figure
-from refuge_map.simulation import scenario_network
-from refuge_map.simulation.scenario import Scenario, load_scenario
-
-console = Console()
-err_console = Console(stderr=True)
+from refuge_map.cli._output import NoLimitsOption, console, print_json
+from refuge_map.errors import RefugeError
 
 
 class _RunByDefault(TyperGroup):
@@ -66,7 +55,7 @@ def _progress_bar() -> Iterator[Any]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=err_console,
+        console=console(stderr=True),
         disable=not sys.stderr.isatty(),
     ) as bar:
         task = bar.add_task("runs", total=None)
@@ -75,7 +64,7 @@ def _progress_bar() -> Iterator[Any]:
 
 def _announce(backend: Any) -> None:
     dashboard = f"; dashboard: {backend.dashboard}" if backend.dashboard else ""
-    err_console.print(
+    console(stderr=True).print(
         f"running on {backend.name} ({backend.workers} worker(s)){dashboard}", soft_wrap=True
     )
 
@@ -100,11 +89,17 @@ def sweep_run(
     resume: Annotated[
         bool, typer.Option("--resume", help="Finish a sweep a crash or a kill interrupted.")
     ] = False,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Run a sweep: every run of the sweep file's axes and replications, on Dask."""
+    from refuge_map.limits import check_run, check_sweep
+    from refuge_map.simulation.scenario import Scenario
     from refuge_map.sweep import load_sweep, open_backend, run_sweep
 
     spec = load_sweep(sweep_file)
+    if not no_limits:
+        check_sweep(spec, source=str(sweep_file))
+        check_run(Scenario.model_validate(spec.base), source=f"{sweep_file}: base")
     backend = open_backend(workers=workers, cluster=cluster, serial_run=serial)
     try:
         with _progress_bar() as progress:
@@ -112,13 +107,13 @@ def sweep_run(
                 spec, out, backend=backend, resume=resume, progress=progress, announce=_announce
             )
     except KeyboardInterrupt:
-        err_console.print(
+        console(stderr=True).print(
             f"refuge: interrupted; finish with: refuge sweep {sweep_file} --out {out} --resume",
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
     failed = int((result.runs["status"] != "done").sum())
-    console.print(
+    console().print(
         f"{len(result.runs)} runs ({result.new_runs} new, {failed} failed) -> "
         f"{result.out / 'runs.parquet'}"
     )
@@ -127,12 +122,19 @@ def sweep_run(
 @sweep_app.command("report")
 def sweep_report(
     out: Annotated[Path, typer.Argument(help="A sweep's output folder.")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the files written as JSON.")
+    ] = False,
 ) -> None:
     """Write outcome rates against each axis (CSV tables, PNG plots, Wilson intervals)."""
     from refuge_map.sweep import write_report
 
-    for path in write_report(out):
-        console.print(f"wrote {path}")
+    written = write_report(out)
+    if as_json:
+        print_json({"sweep": str(out), "files": [str(path) for path in written]})
+        return
+    for path in written:
+        console().print(f"wrote {path}")
 
 
 @app.command("coverage")
@@ -146,28 +148,53 @@ def coverage_command(
         ),
     ] = None,
     cell_m: Annotated[
-        float, typer.Option("--cell-m", help="Cell edge in metres (500: ~118,000 cells).")
-    ] = DEFAULT_CELL_M,
+        float | None,
+        typer.Option("--cell-m", help="Cell edge in metres (default 500: ~118,000 cells)."),
+    ] = None,
     draws: Annotated[
-        int, typer.Option("--draws", help="Speed draws per cell (Monte Carlo).")
-    ] = DEFAULT_DRAWS,
+        int | None,
+        typer.Option("--draws", help="Speed draws per cell (Monte Carlo; default 256)."),
+    ] = None,
+    no_limits: NoLimitsOption = False,
 ) -> None:
     """Map the time to asylum and the chance to reach it alive from every cell (Deut 19:6)."""
-    check_output(out)
+    from refuge_map._atomic import check_file_target
+    from refuge_map.coverage import (
+        DEFAULT_CELL_M,
+        DEFAULT_DRAWS,
+        check_output,
+        scenario_coverage,
+        write_coverage,
+    )
+    from refuge_map.limits import check_coverage
+    from refuge_map.render.static import coverage_figure
+    from refuge_map.simulation import scenario_network
+    from refuge_map.simulation.scenario import Scenario, load_scenario
+
+    check_file_target(check_output(out))
+    cell_m = DEFAULT_CELL_M if cell_m is None else cell_m
+    draws = DEFAULT_DRAWS if draws is None else draws
+    if not 0 < cell_m < math.inf:
+        raise RefugeError("must be positive and finite (metres)", source="--cell-m", value=cell_m)
+    if draws < 1:
+        raise RefugeError("must be at least 1", source="--draws", value=draws)
+    if not no_limits:
+        check_coverage(cell_m=cell_m, draws=draws, source="refuge coverage")
     scenario = (
         load_scenario(scenario_file)
         if scenario_file is not None
         else Scenario(name="coverage", generate={"n": 1})  # type: ignore[arg-type]
     )
     field = scenario_coverage(scenario, cell_m=cell_m, draws=draws)
+    shown = console()
     figure = Path(out).with_suffix(".png")
     for path in [
         *write_coverage(field, out),
         coverage_figure(scenario_network(scenario), field, figure),
     ]:
-        console.print(f"wrote {path}")
+        shown.print(f"wrote {path}")
     reached = field.p_asylum
-    console.print(
+    shown.print(
         f"{len(reached):,} cells of {cell_m:g} m; mean P(reaches asylum alive) "
         f"{reached.mean():.3f}; slowest way {field.time_h.max():.1f} h"
     )

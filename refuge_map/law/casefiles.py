@@ -7,9 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 
-from geo import default_data_dir
-from refuge_map._loading import read_mapping, validation_error
+from refuge_data import data_dir
+from refuge_map._loading import Problem, describe_problem, read_mapping, validation_error
 from refuge_map.errors import RefugeError
 from refuge_map.law.case import Case, ContradictoryFactsError
 from refuge_map.law.opinions import DISPUTES, PRESETS, Opinions, preset
@@ -21,7 +22,7 @@ PRESET_KEY = "preset"
 
 def cases_dir() -> Path:
     """The folder of shipped cases, ``<data>/cases`` (``$REFUGE_MAP_DATA`` moves the data)."""
-    return default_data_dir() / "cases"
+    return data_dir() / "cases"
 
 
 class _Frozen(BaseModel):
@@ -130,29 +131,24 @@ def shipped_cases() -> list[tuple[Path, ShippedCase]]:
 
 
 def _case_error(err: ValidationError, model: type[BaseModel], source: str) -> RefugeError:
-    """One line for the first problem, naming the field and, where missing, the valid choices."""
-    first = err.errors()[0]
-    loc = tuple(str(part) for part in first["loc"])
-    more = len(err.errors()) - 1
-    tail = f" (and {more} more problem{'s' * (more > 1)})" if more else ""
-    contradiction = first.get("ctx", {}).get("error")
+    """One line naming every problem: its field, value and, where useful, the valid choices."""
+    return validation_error(err, source, describe=lambda problem: _case_problem(problem, model))
+
+
+def _case_problem(problem: ErrorDetails, model: type[BaseModel]) -> Problem:
+    loc = tuple(str(part) for part in problem["loc"])
+    contradiction = problem.get("ctx", {}).get("error")
     if isinstance(contradiction, ContradictoryFactsError):
-        field = ".".join((*loc, contradiction.field))
-        return RefugeError(
-            f"{contradiction}{tail}", source=source, field=field, value=contradiction.value
-        )
-    if first["type"] == "value_error" and isinstance(contradiction, RefugeError):
-        return RefugeError(f"{contradiction}{tail}", source=source, field=".".join(loc))
-    if first["type"] in ("bool_parsing", "bool_type"):
-        message = f"{first['msg']}; valid: true, false{tail}"
-        return RefugeError(message, source=source, field=".".join(loc), value=first.get("input"))
-    if first["type"] == "extra_forbidden":
+        return ".".join((*loc, contradiction.field)), str(contradiction), contradiction.value
+    if problem["type"] == "value_error" and isinstance(contradiction, RefugeError):
+        return ".".join(loc), str(contradiction), None
+    if problem["type"] in ("bool_parsing", "bool_type"):
+        return ".".join(loc), f"{problem['msg']}; valid: true, false", problem.get("input")
+    if problem["type"] == "extra_forbidden":
         owner = _model_at(model, loc[:-1])
         valid = ", ".join(owner.model_fields) if owner else "see `refuge judge --schema`"
-        return RefugeError(
-            f"unknown field; valid fields: {valid}{tail}", source=source, field=".".join(loc)
-        )
-    return validation_error(err, source)
+        return ".".join(loc), f"unknown field; valid fields: {valid}", None
+    return describe_problem(problem)
 
 
 def _model_at(model: type[BaseModel], loc: tuple[str, ...]) -> type[BaseModel] | None:

@@ -126,8 +126,9 @@ def read_coverage_file(path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
         raise RefugeError("coverage file not found", source=str(source))
     try:
         cells = gpd.read_parquet(source) if source.suffix == ".parquet" else gpd.read_file(source)
-    except (OSError, ValueError) as bad:
-        raise RefugeError(f"cannot read the coverage field: {bad}", source=str(source)) from bad
+    except Exception as bad:  # pyogrio and pyarrow raise several types: all mean unreadable
+        first = str(bad).splitlines()[0] if str(bad) else type(bad).__name__
+        raise RefugeError(f"cannot read the coverage field: {first}", source=str(source)) from None
     missing = [c for c in COVERAGE_COLUMNS if c not in cells.columns]
     if missing:
         raise RefugeError("missing columns", source=str(source), value=missing)

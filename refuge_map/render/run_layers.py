@@ -114,12 +114,35 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     if trajectories.empty:
         raise RefugeError("the run has no trajectory rows", source=str(path))
     events = _read_table(path / "events.parquet", EVENT_COLUMNS, geo=False)
+    summary = _read_json(path / "summary.json")
+    _check_trees(summary.get("trees") or [], source=str(path / "summary.json"))
     return RunFiles(
         trajectories.to_crs(WGS84),
         pd.DataFrame(events),
-        _read_json(path / "summary.json"),
+        summary,
         _read_json(path / "scenario.json"),
     )
+
+
+def _check_trees(trees: Any, *, source: str) -> None:
+    """Refuse a ``trees`` entry whose trunk or bough is not ``[lon, lat]`` of finite numbers."""
+    if not isinstance(trees, list):
+        raise RefugeError("not a list of trees", source=source, field="trees")
+    for i, tree in enumerate(trees):
+        for part in ("trunk", "bough"):
+            place = tree.get(part) if isinstance(tree, dict) else None
+            ok = (
+                isinstance(place, list)
+                and len(place) == 2
+                and all(isinstance(v, int | float) and math.isfinite(v) for v in place)
+            )
+            if not ok:
+                raise RefugeError(
+                    "expected [lon, lat] of finite numbers",
+                    source=source,
+                    field=f"trees[{i}].{part}",
+                    value=place,
+                )
 
 
 def _read_json(path: Path) -> dict[str, Any]:

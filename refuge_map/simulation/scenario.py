@@ -49,10 +49,15 @@ BoughOpinion = DISPUTES["network.bough_opinion"].literal
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
 DEFAULT_START = datetime(1800, 1, 1, 6, 0)
 _LEFT, _BOTTOM, _RIGHT, _TOP = REGION_BOUNDS_LONLAT
+#: The largest root seed: what the int64 seed columns of runs and sweeps hold.
+MAX_SEED = 2**63 - 1
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    # NaN and infinity are no number a scenario may hold (an input file is refused naming them)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
+    )
 
 
 # --------------------------------------------------------------------------- distributions
@@ -149,6 +154,7 @@ class Place(_Strict):
         extra="forbid",
         frozen=True,
         validate_default=True,
+        allow_inf_nan=False,
         json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."},
     )
 
@@ -349,7 +355,9 @@ class NetworkOptions(_Strict):
         description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b).",
     )
     designation: _preset_or(  # type: ignore[valid-type]
-        Literal["all_six", "moses_then_joshua"], tuple[DesignationStep, ...], "steps"
+        Literal["all_six", "moses_then_joshua"],
+        Annotated[tuple[DesignationStep, ...], Field(min_length=1)],
+        "steps",
     ) = Field(
         "all_six",
         description="`all_six` (from the start), `moses_then_joshua` (east at year 0, west at "
@@ -435,7 +443,9 @@ class Scenario(_Strict):
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Short id, used in run ids.")
     description: str = Field("", description="What the scenario teaches or tests.")
-    seed: int = Field(0, ge=0, description="Root seed of all random draws.")
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="Root seed of all random draws (0 to 2**63 - 1)."
+    )
     replications: int = Field(
         1, ge=1, le=100_000, description="Runs of `simulate_replications`, seeds spawned."
     )

@@ -29,7 +29,9 @@ RentOpinion = DISPUTES["exile.rent"].literal
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
+    )
 
 
 def span(unit: str, low: float, high: float) -> object:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from refuge_map._atomic import check_folder_target, write_marker
 from refuge_map.errors import RefugeError
 
 MANIFEST = "manifest.jsonl"
@@ -52,7 +53,9 @@ class Manifest:
         if not path.exists():
             if resume:
                 raise RefugeError("no sweep to resume here", source=str(out))
+            check_folder_target(out)
             out.mkdir(parents=True, exist_ok=True)
+            write_marker(out)
             _append(path, [header])
             return cls(path, header)
         found, runs = _read(path)
@@ -96,7 +99,14 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
         with open(path, "r+b") as file:
             file.truncate(len(whole))
             os.fsync(file.fileno())
-    records = [json.loads(line) for line in whole.decode().splitlines() if line.strip()]
+    try:
+        records = [json.loads(line) for line in whole.decode().splitlines() if line.strip()]
+    except ValueError as err:  # not UTF-8, or a line that is not JSON
+        raise RefugeError(
+            f"corrupt manifest ({str(err).splitlines()[0]}); the runs it recorded cannot be "
+            "trusted: start the sweep again with a new --out",
+            source=str(path),
+        ) from None
     if not records or records[0].get("kind") != "header":
         raise RefugeError("not a sweep manifest (no header line)", source=str(path))
     runs = {r["run"]: _without_kind(r) for r in records[1:] if r.get("kind") == "run"}

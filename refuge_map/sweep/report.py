@@ -6,6 +6,7 @@ import json
 import re
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,7 +14,7 @@ import pandas as pd
 from refuge_map._atomic import atomic_file
 from refuge_map.errors import RefugeError
 from refuge_map.sweep.manifest import MANIFEST
-from refuge_map.sweep.runner import RUNS_TABLE
+from refuge_map.sweep.runner import RUNS_TABLE, SPEC_COPY
 from refuge_map.sweep.worker import OUTCOME_COUNTS
 
 REPORT = "report"
@@ -73,9 +74,7 @@ def write_report(out: str | Path) -> list[Path]:
     folder = Path(out)
     if not (folder / RUNS_TABLE).is_file() or not (folder / MANIFEST).is_file():
         raise RefugeError("no sweep results here (runs.parquet, manifest.jsonl)", source=str(out))
-    runs = pd.read_parquet(folder / RUNS_TABLE)
-    header = json.loads((folder / MANIFEST).read_text(encoding="utf-8").splitlines()[0])
-    lhs = set(json.loads((folder / "sweep.json").read_text(encoding="utf-8"))["axes"]["lhs"])
+    runs, header, lhs = _read_sweep(folder)
     written = [_write_csv(rate_table(runs), folder / REPORT / "summary.csv")]
     for axis in header["axes"]:
         table = rate_table(runs, axis_levels(runs, axis, continuous=axis in lhs))
@@ -84,6 +83,36 @@ def write_report(out: str | Path) -> list[Path]:
         written.append(_write_csv(table, folder / REPORT / f"{name}.csv"))
         written.append(_plot_axis(table, axis, folder / REPORT / f"{name}.png"))
     return written
+
+
+def _read_sweep(folder: Path) -> tuple[pd.DataFrame, dict[str, Any], set[str]]:
+    """The runs table, the manifest's header and the spec's Latin-hypercube axes.
+
+    Raises
+    ------
+    RefugeError
+        Naming the file that cannot be read, and how to recover.
+    """
+    hint = "rewrite it from the manifest with: refuge sweep SWEEP.yaml --out DIR --resume"
+    try:
+        runs = pd.read_parquet(folder / RUNS_TABLE)
+    except Exception as bad:  # pyarrow raises several types: all mean a torn or foreign file
+        first = str(bad).splitlines()[0] if str(bad) else type(bad).__name__
+        raise RefugeError(
+            f"cannot read the runs table ({first[:120]}); {hint}", source=str(folder / RUNS_TABLE)
+        ) from None
+    try:
+        header = json.loads((folder / MANIFEST).read_text(encoding="utf-8").splitlines()[0])
+        spec = json.loads((folder / SPEC_COPY).read_text(encoding="utf-8"))
+        lhs = set(spec["axes"]["lhs"])
+        if not isinstance(header.get("axes"), list):
+            raise KeyError("axes")
+        return runs, header, lhs
+    except (OSError, ValueError, KeyError, TypeError) as bad:
+        raise RefugeError(
+            f"corrupt sweep folder ({type(bad).__name__}: {bad}); start it again with a new --out",
+            source=str(folder),
+        ) from None
 
 
 def _write_csv(table: pd.DataFrame, path: Path) -> Path:

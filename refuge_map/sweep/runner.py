@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,10 @@ from typing import Any
 import pandas as pd
 
 from refuge_map import __version__
-from refuge_map._atomic import atomic_file
+from refuge_map._atomic import MARKER, atomic_file
+from refuge_map.errors import RefugeError
 from refuge_map.sweep.backends import Backend
-from refuge_map.sweep.manifest import Manifest, header_record
+from refuge_map.sweep.manifest import MANIFEST, Manifest, header_record
 from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
 from refuge_map.sweep.spec import SweepSpec
 from refuge_map.sweep.worker import (
@@ -100,8 +101,9 @@ def run_sweep(
     RefugeError
         If `out` holds another sweep, or this one without `resume`.
     """
-    folder = Path(out)
+    folder = Path(out).absolute()  # workers on a cluster run in their own working directory
     plan = plan_sweep(spec)
+    started_here = not (folder / MANIFEST).exists()
     manifest = Manifest.open(folder, _header(plan), resume=resume)
     if manifest.header["batch_runs"] != plan.batch_runs:  # a resumed sweep keeps its batching
         plan = plan_sweep(spec, batch_runs=manifest.header["batch_runs"])
@@ -112,7 +114,13 @@ def run_sweep(
     if progress:
         progress(before, total)
     if tasks:
-        with backend as engine:
+        with ExitStack() as stack:
+            try:
+                engine = stack.enter_context(backend)
+            except RefugeError:
+                if started_here:  # the cluster never came up: leave no half-made folder
+                    _remove_started(folder)
+                raise
             if announce:
                 announce(engine)
             engine.run_on_workers(prepare_worker, network_options(plan))
@@ -135,14 +143,24 @@ def _header(plan: Plan) -> dict[str, Any]:
     )
 
 
+def _remove_started(folder: Path) -> None:
+    """Remove what this call began in `folder` (manifest, spec copy, marker), and the folder
+    itself if that leaves it empty."""
+    for name in (MANIFEST, SPEC_COPY, MARKER):
+        (folder / name).unlink(missing_ok=True)
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
 def _write_spec(spec: SweepSpec, folder: Path) -> None:
     with atomic_file(folder / SPEC_COPY) as tmp:
         tmp.write_text(json.dumps(spec.model_dump(mode="json"), indent=2), encoding="utf-8")
 
 
 def _remove_torn_parts(folder: Path) -> None:
-    """Remove temporary part files a killed worker left half-written (never recorded)."""
-    for torn in (folder / PARTS).glob(".*.part.parquet"):
+    """Remove temporary files a killed sweep left half-written (parts, spec copy, runs table:
+    never recorded, so nothing is lost)."""
+    for torn in [*folder.glob(".*.part.*"), *(folder / PARTS).glob(".*.part.*")]:
         torn.unlink(missing_ok=True)
 
 

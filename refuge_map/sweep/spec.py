@@ -16,16 +16,15 @@ from pydantic import (
     model_validator,
 )
 
-from refuge_map._loading import load_model, read_mapping, validation_error
-from refuge_map.errors import RefugeError
-from refuge_map.simulation.scenario import Scenario
+from refuge_map._loading import Problem, load_model, problems_error, read_mapping, validation_error
+from refuge_map.simulation.scenario import MAX_SEED, Scenario
 
 #: Scenario fields the sweep owns: each run's seed is spawned, replications are the sweep's.
 RESERVED_AXES = ("name", "seed", "replications")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Range(_Strict):
@@ -85,7 +84,9 @@ class SweepSpec(_Strict):
     )
     axes: Axes = Field(default_factory=Axes)  # type: ignore[arg-type]
     replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
-    seed: int = Field(0, ge=0, description="Root seed: every run's seed is spawned from it.")
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="Root seed: every run's seed is spawned from it."
+    )
     batch_runs: int | None = Field(
         None, ge=1, le=10_000, description="Runs per task (default: about 64 tasks, >= 2 runs)."
     )
@@ -139,38 +140,48 @@ def check_axes(spec: SweepSpec, *, source: str = "sweep") -> None:
     Raises
     ------
     RefugeError
-        Naming the axis (and the value) of the first problem.
+        Naming the axis (and the value) of every problem found.
     """
     base = spec.base
-    for name in spec.axes.names:
-        _check_path(base, name, source)
+    paths = {name: _path_problem(base, name) for name in spec.axes.names}
+    problems = list(paths.values())
     for name, values in spec.axes.grid.items():
-        for i, value in enumerate(values):
-            _check_value(base, name, value, f"axes.grid.{name}[{i}]", source)
+        if paths.get(name) is None:  # values of an unknown axis cannot be checked
+            problems += [
+                _value_problem(base, name, value, f"axes.grid.{name}[{i}]")
+                for i, value in enumerate(values)
+            ]
     for name, span in spec.axes.lhs.items():
-        for end in ("low", "high"):
-            _check_value(base, name, getattr(span, end), f"axes.lhs.{name}.{end}", source)
+        if paths.get(name) is None:
+            problems += [
+                _value_problem(base, name, getattr(span, end), f"axes.lhs.{name}.{end}")
+                for end in ("low", "high")
+            ]
+    found = [problem for problem in problems if problem is not None]
+    if found:
+        raise problems_error(found, source)
 
 
-def _check_path(base: dict[str, Any], name: str, source: str) -> None:
+def _path_problem(base: dict[str, Any], name: str) -> Problem | None:
     parts = name.split(".")
     if parts[0] in RESERVED_AXES:
-        raise RefugeError(
+        return (
+            f"axes.{name}",
             f"the sweep owns {parts[0]!r} (seeds are spawned from its root seed); not an axis",
-            source=source,
-            field=f"axes.{name}",
+            None,
         )
     node: Any = base
     for depth, part in enumerate(parts):
         if not isinstance(node, dict) or part not in node:
             where = ".".join(parts[:depth]) or "the scenario"
             known = sorted(node) if isinstance(node, dict) else []
-            raise RefugeError(
+            return (
+                f"axes.{name}",
                 f"unknown axis: {where} has no field {part!r}; known: {known}",
-                source=source,
-                field=f"axes.{name}",
+                None,
             )
         node = node[part]
+    return None
 
 
 def apply_axes(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
@@ -185,14 +196,11 @@ def apply_axes(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
     return scenario
 
 
-def _check_value(base: dict[str, Any], name: str, value: Any, field: str, source: str) -> None:
+def _value_problem(base: dict[str, Any], name: str, value: Any, field: str) -> Problem | None:
     try:
         Scenario.model_validate(apply_axes(base, {name: value}))
     except ValidationError as err:
-        problem = validation_error(err, source)
-        raise RefugeError(
-            f"the scenario refuses this value: {err.errors()[0]['msg']} (at {problem.field})",
-            source=source,
-            field=field,
-            value=value,
-        ) from None
+        first = err.errors()[0]
+        at = ".".join(str(part) for part in first["loc"])
+        return field, f"the scenario refuses this value: {first['msg']} (at {at})", value
+    return None

@@ -1,0 +1,77 @@
+"""Benchmark the command line's start-up: `refuge --help`, `refuge judge`, `refuge where`.
+
+Each command runs in a fresh interpreter (best of `REPEATS` wall-clock times), and
+``python -X importtime`` gives the cumulative import time of the CLI and of the law. Targets
+(issue 11): ``--help`` and ``judge`` under 1 s, ``where`` under 2 s. Set ``PYTHONPATH`` to
+another checkout to measure it with this interpreter.
+
+Run: ``.venv/bin/python benchmarks/bench_startup.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CASE = Path(__file__).resolve().parents[1] / "data" / "cases" / "001_pushing_roller.yaml"
+COMMANDS = {
+    "refuge --help": ["--help"],
+    "refuge judge CASE": ["judge", str(CASE)],
+    "refuge where 35.2 32.2": ["where", "35.2", "32.2"],
+}
+TARGETS_S = {"refuge --help": 1.0, "refuge judge CASE": 1.0, "refuge where 35.2 32.2": 2.0}
+MODULES = ("refuge_map.cli", "refuge_map.law.casefiles")
+REPEATS = 3
+_RUN_CLI = "import sys; from refuge_map.cli import main; main(sys.argv[1:])"
+
+
+def command_time(args: list[str]) -> tuple[float, float]:
+    """Best wall-clock and best CPU (user + system) time of ``refuge ARGS`` in a fresh
+    interpreter, seconds (CPU time is what a busy machine does not inflate)."""
+    best_wall = best_cpu = float("inf")
+    for _ in range(REPEATS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-c", _RUN_CLI, *args], capture_output=True, check=False, cwd="/"
+        )
+        best_wall = min(best_wall, time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        best_cpu = min(best_cpu, cpu)
+    return best_wall, best_cpu
+
+
+def import_time(module: str) -> float:
+    """Cumulative import time of `module` by ``python -X importtime``, seconds."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
+    pattern = re.compile(rf"\|\s*(\d+)\s*\|\s*{re.escape(module)}$")
+    times = [int(m[1]) for line in done.stderr.splitlines() if (m := pattern.search(line))]
+    return times[-1] / 1e6
+
+
+def main() -> None:
+    """Print each command's time against its target, and each module's import time."""
+    for name, args in COMMANDS.items():
+        wall, cpu = command_time(args)
+        verdict = "ok" if wall < TARGETS_S[name] else "OVER"
+        print(
+            f"{name:<26} {wall:5.2f} s wall, {cpu:5.2f} s CPU  "
+            f"(target < {TARGETS_S[name]:g} s: {verdict})"
+        )
+    for module in MODULES:
+        print(f"import {module:<26} {import_time(module):5.2f} s  (python -X importtime)")
+
+
+if __name__ == "__main__":
+    main()

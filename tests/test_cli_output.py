@@ -1,0 +1,111 @@
+"""CLI output for scripts: whole lines when piped, `--json`, `--version`; the law's wall and
+the light start-up (imports, not times: timing is benchmarks/bench_startup.py's job)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from refuge_map import __version__
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ROOT / "data" / "scenarios" / "tiny.yaml"
+HEAVY = ("geopandas", "shapely", "pyproj", "networkx", "pyogrio")
+
+
+def _loaded_after(statement: str) -> list[str]:
+    """The heavy modules a fresh interpreter holds after running `statement`."""
+    code = f"import sys; {statement}; print([m for m in {HEAVY!r} if m in sys.modules])"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
+    )
+    return json.loads(done.stdout.splitlines()[-1].replace("'", '"'))
+
+
+def test_the_law_imports_no_geometry() -> None:
+    assert _loaded_after("import refuge_map.law, refuge_map.law.casefiles") == []
+    assert (
+        _loaded_after("from refuge_map.law.casefiles import shipped_cases; shipped_cases()") == []
+    )
+
+
+def test_the_cli_loads_the_geographic_stack_only_for_commands_that_need_it() -> None:
+    assert _loaded_after("import refuge_map.cli") == []
+    case = ROOT / "data" / "cases" / "001_pushing_roller.yaml"
+    judge = (
+        f"from refuge_map.cli import main\ntry: main(['judge', {str(case)!r}])\n"
+        "except SystemExit: pass"
+    )
+    assert _loaded_after(f"exec({judge!r})") == []
+
+
+def test_version(run_cli: Callable[..., Any]) -> None:
+    result = run_cli("--version")
+    assert result.code == 0 and result.out.strip() == f"refuge-map {__version__}"
+
+
+def test_piped_output_is_never_wrapped(tmp_path: Path) -> None:
+    # a path far longer than any terminal: the line naming it must come out whole
+    deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 12)
+    deep.mkdir(parents=True)
+    scenario = deep / "tiny.yaml"
+    scenario.write_bytes(TINY.read_bytes())
+    done = subprocess.run(
+        [Path(sys.executable).with_name("refuge"), "scenario", "check", scenario],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "COLUMNS": "40"},
+    )
+    assert done.stdout.splitlines() == [
+        f"ok: {scenario}: scenario 'tiny', 3 incidents, dt 120 s, horizon 24 h, 1 replication(s)"
+    ]
+
+
+def test_where_json(run_cli: Callable[..., Any]) -> None:
+    result = run_cli("where", "35.2", "32.2", "--json")
+    assert result.code == 0, result.err
+    answer = json.loads(result.out)
+    assert set(answer) == {"city", "zone", "protected", "rule", "tree", "opinions"}
+    assert answer["zone"] in ("city", "techum", "outside") and "Numbers 35" in answer["rule"]
+    assert answer["opinions"]["bough"] == "mishnah"
+
+
+def test_cases_json(run_cli: Callable[..., Any]) -> None:
+    listed = json.loads(run_cli("cases", "--json").out)
+    names = [case["case"] for case in listed["cases"]]
+    assert "001_pushing_roller" in names and len(names) == len(set(names)) >= 49
+    assert all("default" in case["expected"] for case in listed["cases"])
+
+
+def test_scenario_check_json(run_cli: Callable[..., Any]) -> None:
+    checked = json.loads(run_cli("scenario", "check", TINY, "--json").out)
+    assert checked["ok"] is True and checked["scenario"]["name"] == "tiny"
+    assert checked["scenario"]["dt_s"] == 120
+
+
+def test_run_json(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    result = run_cli("run", TINY, "--out", tmp_path / "out", "--json")
+    assert result.code == 0, result.err
+    printed = json.loads(result.out)
+    on_disk = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert printed["summary"] == on_disk
+    assert {Path(p).name for p in printed["files"]} >= {"events.parquet", "summary.json"}
+
+
+@pytest.mark.slow
+def test_sweep_report_json(run_cli: Callable[..., Any], tmp_path: Path) -> None:
+    from test_sweep_run import write_sweep
+
+    out = tmp_path / "out"
+    assert run_cli("sweep", write_sweep(tmp_path), "--out", out, "--serial").code == 0
+    result = run_cli("sweep", "report", out, "--json")
+    assert result.code == 0, result.err
+    files = [Path(p) for p in json.loads(result.out)["files"]]
+    assert (out / "report" / "summary.csv") in files and all(p.is_file() for p in files)
