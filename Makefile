@@ -45,6 +45,7 @@ demo: $(STAMP) assets
 lint: $(DEV_STAMP)
 	$(VENV)/bin/ruff check geo refuge_map data/__init__.py tests benchmarks docs setup.py
 	$(VENV)/bin/ruff format --check geo refuge_map data/__init__.py tests benchmarks docs setup.py
+	$(VENV)/bin/mypy
 
 # The documentation site, offline and strict (a broken link or reference fails), into site/.
 # The tutorials execute with the small CI parameters, as in the test suite.

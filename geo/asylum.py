@@ -3,7 +3,7 @@ the intent that the 42 Levitical cities ask of whoever enters them."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import shapely
@@ -83,9 +83,9 @@ class Asylum:
     def __getstate__(self) -> dict[str, object]:
         return {"towns": self.towns, "zones": self.zones, "needs_intent": self.needs_intent}
 
-    def __setstate__(self, state: dict[str, NDArray[np.object_]]) -> None:
+    def __setstate__(self, state: dict[str, Any]) -> None:
         # Prepared geometries do not survive pickling: prepare again in the worker.
-        self.__init__(state["towns"], state["zones"], state["needs_intent"])  # type: ignore[misc]
+        Asylum.__init__(self, state["towns"], state["zones"], state["needs_intent"])
 
     def zone_of(
         self,

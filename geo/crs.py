@@ -76,7 +76,18 @@ def to_metric(lon: ArrayLike, lat: ArrayLike) -> tuple[NDArray[np.float64], NDAr
 
 
 def to_lonlat(x: ArrayLike, y: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Unproject metric coordinates back to WGS84 longitude and latitude (degrees)."""
+    """Unproject metric coordinates back to WGS84 longitude and latitude (degrees).
+
+    Parameters
+    ----------
+    x, y
+        Positions in `REGION_CRS` (metres), scalars or arrays of one shape.
+
+    Returns
+    -------
+    lon, lat
+        Degrees, arrays of the inputs' shape.
+    """
     lon, lat = _inverse().transform(
         np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     )

@@ -27,7 +27,19 @@ THREE_MORE = 3
 @dataclass(frozen=True)
 class AddedCity:
     """A city of refuge beyond the six, at a WGS84 position (`geo.load_network`'s
-    ``added_cities``)."""
+    ``added_cities``).
+
+    Attributes
+    ----------
+    id
+        The city's id in `RefugeNetwork.cities`.
+    name
+        Its name as shown.
+    lon, lat
+        Its site in WGS84 degrees (checked inside the data region when the network loads).
+    source
+        The citation that designates it.
+    """
 
     id: str
     name: str
@@ -38,7 +50,17 @@ class AddedCity:
 
 @dataclass(frozen=True)
 class Designation:
-    """Cities set aside at one moment (time in years on the timeline's own scale)."""
+    """Cities set aside at one moment (time in years on the timeline's own scale).
+
+    Attributes
+    ----------
+    t
+        When the cities were set aside (years).
+    cities
+        The city ids designated at `t`.
+    source
+        The citation of the designation (empty if none given).
+    """
 
     t: float
     cities: frozenset[str]
@@ -52,6 +74,11 @@ class DesignationTimeline:
     The network protects only once all six are designated: "not until the three in the land of
     Israel were chosen did the three beyond the Jordan receive", for "six cities of refuge"
     means all six at once (Mishnah Makkot 2:4; Numbers 35:13).
+
+    Attributes
+    ----------
+    events
+        The designations, ordered by time.
     """
 
     events: tuple[Designation, ...]
@@ -106,6 +133,20 @@ def designate_three_more(
 
     The three protect from `t` on; the six keep their own times, and nothing protects before
     all six are designated (Mishnah Makkot 2:4).
+
+    Parameters
+    ----------
+    timeline
+        The timeline of the six (`RefugeNetwork.designation`).
+    cities
+        The three new city ids.
+    t
+        When the three are designated (on the timeline's scale).
+
+    Returns
+    -------
+    DesignationTimeline
+        `timeline` with one more event at `t`.
 
     Raises
     ------
@@ -173,6 +214,7 @@ def _as_event(item: Any, i: int) -> Designation:
         t, cities = item
         source = ""
     try:
+        # `t` is whatever the file held: float() refusing it is the check, caught below.
         time = float(t)  # type: ignore[arg-type]
     except (TypeError, ValueError):
         raise ParameterError(

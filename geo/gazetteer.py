@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
+from typing import cast
 
 import shapely
 
@@ -31,8 +33,9 @@ def _read() -> tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]
     named = places[
         places["id"].isin(REFERENCE_POINTS) | (places["feature_kind"] == "city_of_refuge")
     ]
+    named_points = cast("Sequence[shapely.Point]", named.geometry)
     points.update(
-        {str(i): (float(p.x), float(p.y)) for i, p in zip(named["id"], named.geometry, strict=True)}
+        {str(i): (float(p.x), float(p.y)) for i, p in zip(named["id"], named_points, strict=True)}
     )
     sited = places[places["city"].notna()]
     sites = {

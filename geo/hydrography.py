@@ -11,6 +11,7 @@ there.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import geopandas as gpd
 import numpy as np
@@ -196,4 +197,4 @@ def mediterranean(hydro: gpd.GeoDataFrame) -> Polygon:
 
 def _region_box() -> Polygon:
     corners = gpd.GeoSeries([box(*REGION_BOUNDS_LONLAT)], crs="EPSG:4326")
-    return corners.to_crs(REGION_CRS).iloc[0]
+    return cast(Polygon, corners.to_crs(REGION_CRS).iloc[0])

@@ -9,7 +9,9 @@ import geopandas as gpd
 import numpy as np
 import shapely
 from numpy.typing import NDArray
+from pyproj import CRS
 from shapely.geometry import Point, box
+from shapely.geometry.base import BaseGeometry
 from shapely.ops import split
 
 from geo._errors import ParameterError
@@ -31,6 +33,13 @@ def study_area(network: RefugeNetwork, *, margin_m: float = DEFAULT_MARGIN_M) ->
     (the side of the coastline that holds no western city) and the lakes (hydrography
     features of type ``lake``).
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    margin_m
+        Metres kept beyond the road network's bounding box.
+
     Returns
     -------
     geopandas.GeoDataFrame
@@ -44,8 +53,8 @@ def study_area(network: RefugeNetwork, *, margin_m: float = DEFAULT_MARGIN_M) ->
         router.node_y.max() + margin_m,
     )
     hydro = network.hydrography
-    lakes = shapely.union_all(hydro.geometry[hydro["feature_type"] == "lake"].to_numpy())
-    coast = shapely.union_all(hydro.geometry[hydro["feature_type"] == "coastline"].to_numpy())
+    lakes = shapely.union_all(np.asarray(hydro.geometry[hydro["feature_type"] == "lake"]))
+    coast = shapely.union_all(np.asarray(hydro.geometry[hydro["feature_type"] == "coastline"]))
     west_sites = network.cities.loc[network.cities["side"] == "west", "site"]
     pieces = []
     for side, polygon in network.land.geometry.items():
@@ -59,9 +68,7 @@ def study_area(network: RefugeNetwork, *, margin_m: float = DEFAULT_MARGIN_M) ->
     )
 
 
-def _landward(
-    polygon: shapely.Geometry, coast: shapely.Geometry, inland: Point
-) -> shapely.Geometry:
+def _landward(polygon: BaseGeometry, coast: BaseGeometry, inland: Point) -> BaseGeometry:
     """The pieces of `polygon` on the landward side of the coast (`inland`'s side).
 
     Pieces the coastline cuts off from the piece holding `inland` are sea; a polygon the coast
@@ -97,7 +104,7 @@ class LandGrid:
     y: NDArray[np.float64]
     side: NDArray[np.str_]
     cell_m: float
-    crs: object
+    crs: CRS
 
     @property
     def weight_km2(self) -> NDArray[np.float64]:
@@ -130,6 +137,11 @@ def land_grid(
         10 km about 300. Distances are measured from each cell's centre.
     margin_m
         Passed to `study_area`.
+
+    Returns
+    -------
+    LandGrid
+        The cells' centres, sides and size, in the network's metric CRS.
 
     Raises
     ------

@@ -9,10 +9,12 @@ Hebrew; the first with citations), a ``GeometryCollection`` of the point, and ``
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import geopandas as gpd
 import pandas as pd
+from shapely.geometry import Point
 
 from geo.crs import WGS84
 from geo.places import as_list
@@ -143,7 +145,7 @@ def places_lpf(places: gpd.GeoDataFrame) -> dict[str, Any]:
     dict
         A JSON-ready LPF FeatureCollection with ``@context``.
     """
-    lonlat = places.geometry.to_crs(WGS84)
+    lonlat = cast("Sequence[Point]", places.geometry.to_crs(WGS84))
     features = [
         _feature(place, point.x, point.y)
         for (_, place), point in zip(places.iterrows(), lonlat, strict=True)

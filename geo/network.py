@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
+from shapely.geometry.base import BaseGeometry
 
 import refuge_data
 from geo._errors import DataFileError, ParameterError
@@ -68,14 +70,28 @@ RIVERS_FILE = "hydrography_osm_odbl.geojson"
 
 def default_data_dir() -> Path:
     """The shipped data folder, or the folder named by the ``REFUGE_MAP_DATA`` variable
-    (`refuge_data.data_dir`)."""
+    (`refuge_data.data_dir`).
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (not checked to exist: `load_network` reports a missing file).
+    """
     return refuge_data.data_dir()
 
 
 @dataclass(frozen=True)
 class Location:
     """Where positions stand: the city index (into `RefugeNetwork.city_ids`, -1 for none) and
-    the zone kind (``"city"``, ``"techum"`` or ``"outside"``). Scalars for a scalar query."""
+    the zone kind (``"city"``, ``"techum"`` or ``"outside"``). Scalars for a scalar query.
+
+    Attributes
+    ----------
+    city
+        City index per position (into `RefugeNetwork.city_ids`; -1 for none).
+    kind
+        ``"city"``, ``"techum"`` or ``"outside"`` per position.
+    """
 
     city: Any
     kind: Any
@@ -83,7 +99,15 @@ class Location:
 
 @dataclass(frozen=True)
 class Reach:
-    """Distance (metres) from positions to the nearest protecting asylum, and which city."""
+    """Distance (metres) from positions to the nearest protecting asylum, and which city.
+
+    Attributes
+    ----------
+    dist_m
+        Metres to the nearest protecting asylum (``inf`` where none protects).
+    city
+        Id of that city (``""`` where none).
+    """
 
     dist_m: Any
     city: Any
@@ -98,6 +122,34 @@ class RefugeNetwork:
     ``refuges="levitical"``) the other 42 Levitical cities and any added cities; its ``kind``
     column (`geo.asylum.CITY_KINDS`) says which. ``levitical`` is the whole Levitical layer of
     the data folder (None where the folder has none), whatever the option.
+
+    Attributes
+    ----------
+    cities
+        One row per city (site, side, ``kind``), indexed by city id.
+    zones
+        The protecting zones (city and techum) of each city.
+    hydrography
+        Rivers, lakes and the coast.
+    rivers
+        The OpenStreetMap rivers of the data folder (None where it has none): bridges are
+        counted on them, else on the hydrography.
+    land
+        The land per side of the Jordan (rows ``west`` and ``east``).
+    places
+        The gazetteer.
+    roads
+        The road graph with gate nodes (`geo.roads.build_road_graph`).
+    designation
+        When each city protects (Mishnah Makkot 2:4).
+    options
+        The `load_network` options it was built with (recorded in every result).
+    crs
+        The metric CRS of every layer.
+    levitical
+        The whole Levitical layer of the data folder, or None.
+    data_dir
+        The data folder it was read from.
     """
 
     cities: gpd.GeoDataFrame
@@ -320,8 +372,8 @@ class RefugeNetwork:
         QueryError
             For a non-finite coordinate.
         """
-        for city in cities or ():
-            self._check_city(city)
+        for name in cities or ():
+            self._check_city(name)
         chosen = cities
         if not intends_refuge:
             chosen = tuple(c for c in (cities or self.city_ids) if c in self._refuge_ids())
@@ -492,13 +544,18 @@ def _to_file_frame(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
         elif out[column].dtype == object:
             out[column] = out[column].map(_plain_value)
     if out.geom_type.str.startswith("Multi").any():
-        out[out.geometry.name] = [_as_multi(g) for g in out.geometry]
+        multi = [_as_multi(g) for g in out.geometry]
+        out[out.geometry.name] = gpd.GeoSeries(multi, index=out.index, crs=out.crs)
     return out
 
 
-def _as_multi(geom: shapely.Geometry) -> shapely.Geometry:
+def _as_multi(geom: BaseGeometry) -> BaseGeometry:
     """A single-part geometry as its one-part multi form (a multi-part one as it is)."""
-    multi = {"Point": MultiPoint, "LineString": MultiLineString, "Polygon": MultiPolygon}
+    multi: dict[str, Callable[..., BaseGeometry]] = {
+        "Point": MultiPoint,
+        "LineString": MultiLineString,
+        "Polygon": MultiPolygon,
+    }
     return multi[geom.geom_type]([geom]) if geom.geom_type in multi else geom
 
 
@@ -562,6 +619,11 @@ def load_network(
     added_cities
         Cities of refuge beyond the six (Deuteronomy 19:8-9), to be designated in
         `designated` (see `geo.designation.designate_three_more`).
+
+    Returns
+    -------
+    RefugeNetwork
+        The validated network, in `REGION_CRS`.
 
     Raises
     ------

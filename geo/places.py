@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 import geopandas as gpd
 import numpy as np
@@ -104,7 +104,7 @@ def as_list(value: object) -> list[str]:
         return []
     if isinstance(value, str):
         return [value]
-    return [str(v) for v in value]  # type: ignore[attr-defined]  # an array or a list
+    return [str(v) for v in cast(Iterable[object], value)]  # an array or a list
 
 
 def _flag_problems(places: gpd.GeoDataFrame) -> list[str]:

@@ -77,7 +77,7 @@ def _rivers(hydrography: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 
 def _crossings(line: shapely.Geometry, rivers: gpd.GeoDataFrame) -> list[tuple[str, shapely.Point]]:
     """(river name, crossing point) for each place `line` crosses a river."""
-    found = []
+    found: list[tuple[str, shapely.Point]] = []
     for name, river in zip(rivers["name"], rivers.geometry, strict=True):
         points = shapely.get_coordinates(shapely.intersection(line, river))
         found.extend((str(name), shapely.Point(p)) for p in points)

@@ -8,7 +8,7 @@ default, and the citation (RULES.md §4, §5, §10).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 #: The cubit in metres by the authority who holds it (RULES.md §10; secondary sources).
 CUBIT_PRESETS: dict[str, float] = {
@@ -42,7 +42,7 @@ BOUGH_OPINIONS: dict[str, str] = {
     "rambam": "Rambam, Rotzeach 8:11: under the leaves of an inside tree, or at the trunk of an "
     "outside tree whose boughs reach in, he is protected",
 }
-DEFAULT_BOUGH_OPINION = "mishnah"
+DEFAULT_BOUGH_OPINION: Final = "mishnah"
 
 #: Which cities take the manslayer in (RULES.md §1): the ``refuges`` option of `geo.load_network`.
 REFUGE_READINGS: dict[str, str] = {
@@ -50,7 +50,7 @@ REFUGE_READINGS: dict[str, str] = {
     "levitical": "Numbers 35:6; Makkot 10a (Abaye); Rambam, Rotzeach 8:9-10: all 48 Levitical "
     "cities; the 42 beside the six only for one who enters them intending refuge",
 }
-DEFAULT_REFUGE_READING = "six"
+DEFAULT_REFUGE_READING: Final = "six"
 
 #: The registry entry of the ``refuges`` option, in the shape of `GEO_READINGS`. It joins
 #: `GEO_READINGS` once the scenario schema offers ``network.refuges`` (the registry holds every

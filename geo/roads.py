@@ -18,7 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from os import PathLike
-from typing import Any, ClassVar, Literal, get_args
+from pathlib import Path
+from typing import Any, ClassVar, Literal, cast, get_args
 
 import geopandas as gpd
 import networkx as nx
@@ -95,7 +96,7 @@ def read_roads(path: str | PathLike[str]) -> gpd.GeoDataFrame:
         `REGION_BOUNDS_LONLAT` (such as longitude and latitude swapped), or a CRS other than
         WGS84.
     """
-    roads = read_layer(path, REQUIRED_FIELDS, geom_types=("LineString",))
+    roads = read_layer(Path(path), REQUIRED_FIELDS, geom_types=("LineString",))
     problems = [
         f"field {field!r}: {sorted(map(str, bad))[:3]} not one of {list(allowed)}"
         for field, allowed in HISTORY_FIELDS.items()
@@ -177,9 +178,9 @@ def build_road_graph(roads: gpd.GeoDataFrame, zones: gpd.GeoDataFrame) -> nx.Mul
     """
     _check_region_crs(roads, "roads")
     _check_region_crs(zones, "zones")
-    legs = [_leg_from_record(record) for record in roads.to_dict("records")]
+    legs = [_leg_from_record(cast(dict[str, Any], r)) for r in roads.to_dict("records")]
     for city in zones.index[~zones.geometry.intersects(shapely.union_all(roads.geometry))]:
-        legs = _add_spur(legs, str(city), zones.at[city, "site"])
+        legs = _add_spur(legs, str(city), cast(Point, zones.at[city, "site"]))
     legs = [piece for leg in legs for piece in _split_at_zones(leg, zones)]
     graph = _graph_from_legs(legs, zones)
     _check_connected(graph, list(map(str, zones.index)))
@@ -230,7 +231,7 @@ def _split_leg(leg: _Leg, cuts: Sequence[float]) -> list[_Leg]:
                 leg.ends[0] if start == 0.0 else "",
                 leg.ends[1] if end == bounds[-1] else "",
             )
-            pieces.append(_Leg(piece, leg.attrs, (first, last)))
+            pieces.append(_Leg(cast(LineString, piece), leg.attrs, (first, last)))
     return pieces
 
 
@@ -240,11 +241,11 @@ def _split_at_zones(leg: _Leg, zones: gpd.GeoDataFrame) -> list[_Leg]:
     if len(points) == 0:
         return [leg]
     along = shapely.line_locate_point(leg.geometry, shapely.points(points))
-    return _split_leg(leg, along.tolist())
+    return _split_leg(leg, np.atleast_1d(along).tolist())
 
 
 def _graph_from_legs(legs: list[_Leg], zones: gpd.GeoDataFrame) -> nx.MultiGraph:
-    graph = nx.MultiGraph(crs=REGION_CRS)
+    graph: nx.MultiGraph[int] = nx.MultiGraph(crs=REGION_CRS)
     index: dict[tuple[float, float], int] = {}
     boundaries = zones.geometry.boundary
     for leg in legs:
@@ -339,11 +340,13 @@ def graph_to_gdfs(graph: nx.MultiGraph) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFr
 
 def gdfs_to_graph(nodes: gpd.GeoDataFrame, edges: gpd.GeoDataFrame) -> nx.MultiGraph:
     """Convert node and edge GeoDataFrames (as from `graph_to_gdfs`) back to a road graph."""
-    graph = nx.MultiGraph(crs=nodes.crs)
+    graph: nx.MultiGraph[Any] = nx.MultiGraph(crs=nodes.crs)
     graph.add_nodes_from(
         (node, row) for node, row in nodes.drop(columns="geometry").to_dict("index").items()
     )
-    graph.add_edges_from((u, v, key, row) for (u, v, key), row in edges.to_dict("index").items())
+    rows = cast(dict[tuple[Any, Any, Any], dict[str, Any]], edges.to_dict("index"))
+    for (u, v, key), row in rows.items():
+        graph.add_edge(u, v, key=key, **row)
     return graph
 
 
@@ -472,7 +475,13 @@ class _Segments:
 
     def nearest(
         self, x: NDArray[np.float64], y: NDArray[np.float64]
-    ) -> tuple[NDArray[np.intp], NDArray[np.float64], ...]:
+    ) -> tuple[
+        NDArray[np.intp],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+        NDArray[np.float64],
+    ]:
         """Edge, distance along it, off-road distance and x, y of the nearest point on any
         segment."""
         ax, ay = self.start[:, 0], self.start[:, 1]

@@ -9,6 +9,7 @@ import geopandas as gpd
 import numpy as np
 import shapely
 from shapely import affinity
+from shapely.geometry.base import BaseGeometry
 
 from geo._errors import ParameterError
 from geo.crs import meridian_convergence_deg, to_lonlat
@@ -91,7 +92,7 @@ def techum_zones(
     return gpd.GeoSeries(zones, index=towns.index, crs=towns.crs)
 
 
-def _squared(town: shapely.Geometry, breadth_m: float) -> shapely.Geometry:
+def _squared(town: BaseGeometry, breadth_m: float) -> BaseGeometry:
     """The town's true-north square grown by `breadth_m` on every side."""
     centre = town.centroid
     lon, lat = to_lonlat(centre.x, centre.y)

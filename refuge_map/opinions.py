@@ -55,7 +55,7 @@ class Dispute:
     @property
     def literal(self) -> Any:
         """The choices as a `typing.Literal` (in the order of `holds`), for a schema field."""
-        return Literal[tuple(self.holds)]  # type: ignore[valid-type]  # built at run time
+        return Literal[tuple(self.holds)]  # built at run time
 
     @property
     def source(self) -> str:

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from refuge_map.law import DISPUTES, Case, Opinions, judge, rulings_across_opinions
 from refuge_map.law.case import BLOWS, DELIBERATE, DIRECTED_ACTS, THROWS
+from refuge_map.law.rules import VERDICT_RULES
 
 PROPERTY_SETTINGS = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.filter_too_much]
@@ -114,6 +115,31 @@ def test_verdict_never_depends_on_a_fact_no_fired_rule_read(data, chosen):
                 ruling.verdict,
                 ruling.consequences,
             ), f"{'.'.join(path)}={other!r}"
+
+
+@PROPERTY_SETTINGS
+@given(data=case_data(), chosen=opinions)
+def test_a_rule_that_does_not_apply_skips_only_on_facts_already_read(data, chosen):
+    # The contract of `refuge_map.law.rules`: a rule returns None only on the act, the intent
+    # or a fact an earlier step of the trace read; otherwise it returns a step naming the read.
+    case, under = _valid(data), Opinions.model_validate(chosen)
+    facts, read = case.model_dump(), {"act", "intent"}
+    for rule in VERDICT_RULES:
+        step = rule(case, under)
+        if step is not None:
+            read |= set(step.reads)
+            if step.decides is not None:
+                return
+            continue
+        for path, values in LEAVES.items():
+            if ".".join(path) in read:
+                continue
+            for other in values:
+                try:
+                    changed = Case.model_validate(_with(facts, path, other))
+                except ValidationError:
+                    continue  # the change contradicts another fact
+                assert rule(changed, under) is None, (rule.__name__, ".".join(path), other)
 
 
 @PROPERTY_SETTINGS

@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from refuge_map.errors import RefugeError
-from refuge_map.law import DISPUTES, Case, ContradictoryFactsError, Opinions
+from refuge_map.law import DISPUTES, Case, ContradictoryFactsError, Opinions, judge
 from refuge_map.law import rules as r
 from refuge_map.law.casefiles import parse_opinions, shipped_cases
 
@@ -55,7 +55,12 @@ RULE_CASES = [
         {"other_victim": "shimon"},
         CONTINUES,
     ),
-    (r.meant_for_another_person, STRIKE, {}, NOT_APPLICABLE),
+    (r.meant_for_another_person, STRIKE, {}, CONTINUES),
+    (r.meant_for_another_person, AIMED, {}, CONTINUES),
+    (r.meant_for_another_person, ERROR, {}, NOT_APPLICABLE),
+    (r.blow_of_duty, STRIKE, {}, CONTINUES),
+    (r.blow_of_duty, {**STRIKE, "purpose": "court_agent_lashing"}, {}, CONTINUES),
+    (r.blow_of_duty, ERROR, {}, NOT_APPLICABLE),
     (
         r.hatred_or_lying_in_wait,
         {"act": "pushing_person", "intent": "strike", "enmity": True},
@@ -118,7 +123,20 @@ RULE_CASES = [
         {},
         ASKS,
     ),
-    (r.murderer_by_measure, {**STRIKE, "purpose": "court_agent_lashing"}, {}, CONTINUES),
+    (
+        r.murderer_by_measure,
+        {**AIMED, "aimed_at": "heart", "landed_on": "loins", "force_could_kill_where_aimed": False},
+        {},
+        CONTINUES,
+    ),
+    (
+        r.murderer_by_measure,
+        {**AIMED, "landed_on": "loins", "force_could_kill_where_aimed": True},
+        {},
+        "capital",
+    ),
+    (r.murderer_by_measure, {**AIMED, "landed_on": "loins"}, {}, ASKS),
+    (r.murderer_by_measure, {**STRIKE, "purpose": "court_agent_lashing"}, {}, NOT_APPLICABLE),
     (r.murderer_by_measure, ERROR, {}, NOT_APPLICABLE),
     (r.enemy, ERROR, {}, CONTINUES),
     (r.enemy, {**ERROR, "enmity": True}, {}, "no_exile"),
@@ -187,7 +205,8 @@ RULE_CASES = [
     (r.optional_act, {"purpose": "court_agent_lashing"}, {}, CONTINUES),
     (r.optional_act, {"purpose": "court_agent_lashing"}, {"duty": "abba_shaul"}, "no_exile"),
     (r.father_and_son, {"relation": "son_of_victim"}, {}, CONTINUES),
-    (r.father_and_son, {"relation": "teacher_of_victim"}, {}, NOT_APPLICABLE),
+    (r.father_and_son, {"relation": "teacher_of_victim"}, {}, CONTINUES),
+    (r.father_and_son, {}, {}, CONTINUES),
     (r.blind_killer, {}, {}, CONTINUES),
     (r.blind_killer, {"killer": {"blind": True}}, {}, "no_exile"),
     (r.blind_killer, {"killer": {"blind": True}}, {"blind": "meir"}, CONTINUES),
@@ -421,6 +440,66 @@ def test_unstated_sight_is_not_asserted():
     assert not any(f == "he did not see the victim" for f in findings)
 
 
+def test_a_rule_that_does_not_apply_on_a_fact_records_the_read():
+    # A blow of duty, aimed at an adult and landing on a minor (exempt under R. Shimon): the
+    # verdict turns on the purpose, so the trace must show it was read.
+    from refuge_map.law import judge
+
+    facts = {
+        "act": "blade_slipped",
+        "intent": "strike",
+        "purpose": "father_disciplining_son",
+        "relation": "father_of_victim",
+        "aimed_at": "adult",
+        "landed_on": "minor",
+    }
+    under = Opinions(blade="rabbi", other_victim="shimon")
+    duty = judge(Case.model_validate(facts), under)
+    optional = judge(Case.model_validate({**facts, "purpose": "optional"}), under)
+    assert (duty.verdict, optional.verdict) == ("no_exile", "undetermined")
+    assert "purpose" in duty.reads
+    duty_step = next(step for step in duty.trace if step.rule == "blow_of_duty")
+    assert "purpose" in duty_step.reads and "father disciplining son" in duty_step.finding
+
+
+def test_one_spot_does_not_assert_the_force_where_it_landed():
+    from refuge_map.law import judge
+
+    ruling = judge(
+        Case(
+            act="throwing_stone",
+            intent="kill_victim",
+            aimed_at="loins",
+            landed_on="loins",
+            force_could_kill_where_aimed=True,
+        )
+    )
+    measure = next(step for step in ruling.trace if step.rule == "murderer_by_measure")
+    assert ruling.verdict == "capital"
+    assert "the same spot, the loins, with enough strength" in measure.finding
+    assert "force_could_kill_where_landed" not in measure.reads
+
+
+def test_a_derived_force_says_it_is_not_stated():
+    from refuge_map.law import judge
+
+    ruling = judge(
+        Case(
+            act="striking",
+            intent="strike",
+            aimed_at="heart",
+            landed_on="loins",
+            force_could_kill_where_aimed=False,
+        )
+    )
+    measure = next(step for step in ruling.trace if step.rule == "murderer_by_measure")
+    assert not ruling.asks and ruling.verdict != "capital"
+    assert "landed on the loins where a blow that could not kill at the heart could not kill" in (
+        measure.finding
+    )
+    assert "the case does not state the force there" in measure.finding
+
+
 def test_unstated_intent_names_it_with_each_verdict():
     from refuge_map.law import judge
 
@@ -460,3 +539,19 @@ def test_exile_rules_cite_the_mishnah():
     assert all(
         re.match(r"(Mishnah Makkot 2:[5-8]|Numbers 35:15)", rule.citation) for rule in EXILE_RULES
     )
+
+
+def test_a_father_who_meant_to_kill_is_not_shielded_by_discipline():
+    # Mishnah Makkot 2:2 speaks of the disciplining blow; Numbers 35:18 of wood whereby a man
+    # may die. Meant to kill: a murderer. Meant to strike: judged for exile.
+    facts = {
+        "act": "striking",
+        "purpose": "father_disciplining_son",
+        "relation": "father_of_victim",
+        "instrument": "wood",
+        "instrument_could_kill": True,
+    }
+    meant = judge(Case.model_validate({**facts, "intent": "kill_victim"}))
+    assert meant.verdict == "capital"
+    assert any("covers a blow, not a killing he meant" in s.finding for s in meant.trace)
+    assert judge(Case.model_validate({**facts, "intent": "strike"})).verdict == "exile"

@@ -1,12 +1,20 @@
-"""Road distances between arbitrary positions: snap both ends, then one Dijkstra pass."""
+"""Road distances between arbitrary positions, as a matrix (the simulation's road distance)."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.sparse.csgraph import dijkstra
 
 from geo.roads import RoadRouter
+from refuge_map.simulation._walk import RoadGraph
+
+
+@lru_cache(maxsize=4)
+def _graph(router: RoadRouter) -> RoadGraph:
+    """The flat road graph of a router (cached: the all-pairs pass runs once per network)."""
+    return RoadGraph.from_router(router)
 
 
 def road_distance_matrix(
@@ -14,11 +22,10 @@ def road_distance_matrix(
 ) -> NDArray[np.float64]:
     """Off-road legs plus road distance (metres) from every position a to every position b.
 
-    Each position is snapped onto its nearest road segment (`RoadRouter.snap`); the way from a
-    to b walks the off-road leg to a's snap point, along a's segment to one of its ends, over
-    the roads to one end of b's segment, along it to b's snap point and off the road to b.
-    Two positions snapped onto the same segment may also walk straight along it. One
-    multi-source Dijkstra pass runs from the end nodes of the b positions only.
+    Each position is snapped onto its nearest road segment (`RoadRouter.snap`); the distance
+    is the simulation's own (`refuge_map.simulation._walk.RoadGraph.between`), broadcast over
+    every pair: the off-road leg to a's snap point, the shortest road distance to b's snap
+    point (straight along the segment when both lie on the same one), the off-road leg to b.
 
     Parameters
     ----------
@@ -38,17 +45,7 @@ def road_distance_matrix(
         If a coordinate is not finite.
     """
     a, b = router.snap(ax, ay), router.snap(bx, by)
-    ends_b = np.unique(np.concatenate([b.u, b.v]))
-    from_b = np.asarray(dijkstra(router.matrix, directed=False, indices=ends_b))
-    length_a, length_b = router.edge_length_m[a.edge], router.edge_length_m[b.edge]
-    legs_a = ((a.u, a.along_m), (a.v, length_a - a.along_m))
-    legs_b = ((b.u, b.along_m), (b.v, length_b - b.along_m))
-    best = np.full((len(a.edge), len(b.edge)), np.inf)
-    for end_a, walk_a in legs_a:
-        for end_b, walk_b in legs_b:
-            via = walk_a[:, None] + from_b[np.searchsorted(ends_b, end_b)][:, end_a].T
-            best = np.minimum(best, via + walk_b[None, :])
-    same_edge = a.edge[:, None] == b.edge[None, :]
-    along = np.abs(a.along_m[:, None] - b.along_m[None, :])
-    best = np.where(same_edge, np.minimum(best, along), best)
-    return a.offroad_m[:, None] + best + b.offroad_m[None, :]
+    return _graph(router).between(
+        (a.edge[:, None], a.along_m[:, None], a.offroad_m[:, None]),
+        (b.edge[None, :], b.along_m[None, :], b.offroad_m[None, :]),
+    )

@@ -53,6 +53,15 @@ def six_vs_48(
 ) -> pd.DataFrame:
     """`coverage_summary` of each surface, for the whole land and each side of the Jordan.
 
+    Parameters
+    ----------
+    grid
+        The land's cells (`land_grid`).
+    surfaces
+        Distance surface per name (`distance_surface`), on `grid`'s cells.
+    within_km
+        The distances whose share of land within reach is reported.
+
     Returns
     -------
     pandas.DataFrame
@@ -79,6 +88,13 @@ def who_gains(grid: LandGrid, surfaces: dict[str, pd.DataFrame]) -> pd.DataFrame
     table gives, per side and band, the land's share, the mean distance to the six and to the
     48 (intending refuge), the mean gain, and the share of cells whose nearest asylum becomes
     one of the 42.
+
+    Parameters
+    ----------
+    grid
+        The land's cells (`land_grid`).
+    surfaces
+        Distance surfaces (`distance_surface`) of ``six`` and of the 48 intending refuge.
 
     Returns
     -------

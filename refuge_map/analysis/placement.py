@@ -40,6 +40,13 @@ def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.G
     left out). A road node within a metre of a gazetteer site is the same place and is dropped.
     The side of the Jordan is the land polygon (`network.land`) holding the point.
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    road_nodes
+        Add the road graph's named waypoints to the gazetteer sites.
+
     Returns
     -------
     geopandas.GeoDataFrame
@@ -94,9 +101,18 @@ def cost_matrix(
     """Travel distance (km) from each cell centre to each candidate site.
 
     The off-road leg from the cell to its nearest road, the roads, and the leg from the road
-    to the site (`refuge_map.analysis._roads.road_distance_matrix`: the router's snap and one
-    Dijkstra pass from the candidates' road ends). Measured to the site itself, not to the
+    to the site (`refuge_map.analysis._roads.road_distance_matrix`: the router's snap and the
+    simulation's road distance). Measured to the site itself, not to the
     gate of a zone, so that every placement, the historical one included, is measured alike.
+
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    grid
+        The land's cells (`land_grid`).
+    candidates
+        Candidate sites (`candidate_sites`), in the network's CRS.
 
     Returns
     -------
@@ -118,7 +134,23 @@ def nearest_km(cost: NDArray[np.float64], chosen: ArrayLike) -> NDArray[np.float
 def evaluate(
     cost: NDArray[np.float64], weight: ArrayLike, chosen: ArrayLike
 ) -> tuple[float, float]:
-    """Weighted mean and worst distance from each demand point to its nearest chosen site."""
+    """Weighted mean and worst distance from each demand point to its nearest chosen site.
+
+    Parameters
+    ----------
+    cost
+        Distance (km) from each demand point (row) to each candidate (column), as
+        `cost_matrix` gives it.
+    weight
+        Weight of each demand point.
+    chosen
+        Column indices of the chosen sites.
+
+    Returns
+    -------
+    mean_km, worst_km
+        The weighted mean and the largest nearest distance.
+    """
     nearest = nearest_km(cost, chosen)
     mean = np.average(nearest, weights=np.asarray(weight, dtype=float))
     return float(mean), float(nearest.max())
@@ -327,6 +359,22 @@ def placements(
     Distances are `cost_matrix` distances: the same for every placement. With 5 km cells
     (about 1,200 cells and 50 candidates) everything takes about 5 s, nearly all of it the
     p-median programme; 15 km cells take well under a second.
+
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    grid
+        The land's cells (`land_grid`), the demand.
+    road_nodes
+        Offer the road graph's named waypoints as candidates too, beside the gazetteer sites.
+    per_side
+        How many cities each side of the Jordan gets in the optima.
+
+    Returns
+    -------
+    dict
+        Label to `Placement`: ``historical``, ``equal stretches``, ``p-median``, ``p-center``.
     """
     candidates = candidate_sites(network, road_nodes=road_nodes)
     cost = cost_matrix(network, grid, candidates)
@@ -388,6 +436,15 @@ def three_more(network: RefugeNetwork, grid: LandGrid, *, road_nodes: bool = Tru
     beyond the data (which ends at lon 34-37, lat 29.5-33.6), so this answers where three more
     would serve best within the land the data hold.
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    grid
+        The land's cells (`land_grid`), the demand.
+    road_nodes
+        Offer the road graph's named waypoints as candidates too, beside the gazetteer sites.
+
     Returns
     -------
     Placement
@@ -421,6 +478,20 @@ def designate_more(network: RefugeNetwork, placement: Placement, *, t: float) ->
     network is reloaded from its data folder with its own options, the three added as cities
     (ids ``added_1`` .. ``added_3``) that protect from `t`.
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    placement
+        Three sites (as `three_more` gives them).
+    t
+        When the three are designated (years, on the network's timeline).
+
+    Returns
+    -------
+    geo.RefugeNetwork
+        A new network with nine cities; `network` is unchanged.
+
     Raises
     ------
     geo.ParameterError
@@ -450,6 +521,16 @@ def compare_placements(placed: Mapping[str, Placement]) -> pd.DataFrame:
     """One row per placement: its sites, mean and worst distance (km) and walking hours.
 
     Walking hours use the road graph's walking speed (`geo.roads.WALK_SPEED_M_S`, 5 km/h).
+
+    Parameters
+    ----------
+    placed
+        Placements by label (as `placements` gives them).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by label.
     """
     speed_kmh = WALK_SPEED_M_S * 3.6
     rows = [

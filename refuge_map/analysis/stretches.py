@@ -157,6 +157,11 @@ def _name(limit: Limit, label: str) -> str:
 def pairings(network: RefugeNetwork) -> pd.DataFrame:
     """The three pairs across the Jordan, "like two rows in a vineyard" (Makkot 9b).
 
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+
     Returns
     -------
     pandas.DataFrame
@@ -263,6 +268,18 @@ def equalizing_limits(network: RefugeNetwork, *, along: Along = "straight") -> E
     road lengths; the roads end at Beersheba and Dan, so the borders are placed on the axis at
     the road length, as if a straight prepared road carried on beyond the last city (Rambam,
     Rotzeach 8:5: the roads are kept straight).
+
+    Parameters
+    ----------
+    network
+        The loaded network (`geo.load_network`).
+    along
+        ``"straight"`` (geodesic) or ``"roads"``.
+
+    Returns
+    -------
+    EqualizingLimits
+        The borders, the stretches they give, and the source.
 
     Raises
     ------

@@ -90,7 +90,7 @@ def where(
     city = int(found.city)
     active = bool(network.active(chosen.year))  # all six or none (Mishnah Makkot 2:4)
     kind = str(found.kind) if city < 0 or active else "inactive"
-    answer = {
+    answer: dict[str, Any] = {
         "protected": city >= 0 and active,
         "city": str(network.cities.iloc[city]["name"]) if city >= 0 else None,
         "zone": kind,

@@ -136,6 +136,16 @@ def bearing_disputes(case: Case) -> tuple[str, ...]:
     """Every dispute that bears on the case under some combination of the other opinions.
 
     A dispute bears when a rule consults it; the search widens until no new dispute appears.
+
+    Parameters
+    ----------
+    case
+        The facts of the case.
+
+    Returns
+    -------
+    tuple of str
+        Dispute keys, in the order they were first consulted.
     """
     bearing: tuple[str, ...] = ()
     while True:  # the disputes no verdict rule reads never bear
@@ -152,6 +162,11 @@ def bearing_disputes(case: Case) -> tuple[str, ...]:
 
 def rulings_across_opinions(case: Case) -> list[tuple[dict[str, str], Ruling]]:
     """Judge the case under every combination of the disputes that bear on it.
+
+    Parameters
+    ----------
+    case
+        The facts of the case.
 
     Returns
     -------

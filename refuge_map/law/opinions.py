@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,7 @@ def _dispute(
         default,
         description=question,
         json_schema_extra={
-            "holds": holds,
+            "holds": dict(holds),
             "why_default": why,
             "citation": citation,
             "presets": {"mishnah": default, "codified": sage},
@@ -168,7 +168,27 @@ class Opinions(BaseModel):
 
 @dataclass(frozen=True)
 class Dispute:
-    """One named dispute: its key, the sages and what each holds, the default and why."""
+    """One named dispute: its key, the sages and what each holds, the default and why.
+
+    Attributes
+    ----------
+    key
+        The field of `Opinions` that chooses it.
+    question
+        What the sages dispute.
+    holds
+        Each sage and what he holds.
+    default
+        The sage followed unless told otherwise.
+    why_default
+        Why that one is the default.
+    citation
+        Where the dispute is recorded.
+    presets
+        The sage under each named preset (`PRESETS`).
+    codified_source
+        Where Maimonides rules on it (or that no ruling is documented).
+    """
 
     key: str
     question: str
@@ -199,7 +219,7 @@ def _registry() -> dict[str, Dispute]:
             default=str(info.default),
             why_default=str(extra["why_default"]),
             citation=str(extra["citation"]),
-            presets=dict(extra["presets"]),
+            presets=cast(dict[str, str], extra["presets"]),
             codified_source=str(extra["codified_source"]),
         )
     return disputes
@@ -212,6 +232,16 @@ NOT_JUDGED: frozenset[str] = frozenset({"plead"})
 
 def preset(name: str) -> dict[str, str]:
     """The sage of every dispute under a named preset (`PRESETS`).
+
+    Parameters
+    ----------
+    name
+        A preset of `PRESETS` (``mishnah`` or ``codified``).
+
+    Returns
+    -------
+    dict
+        Dispute key to the sage followed.
 
     Raises
     ------

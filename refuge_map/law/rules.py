@@ -1,10 +1,15 @@
 """The rules of exile as small named units, each citing its source and naming what it read.
 
 A verdict rule takes the case and the opinions and returns a `TraceStep`, or ``None`` when it
-does not apply. A rule may decide not to apply only on ``act`` or ``intent``, which the first
-rule, `intent_of_the_act`, always reads; any other fact it looks at must appear in its
-``reads``. A step with ``decides`` set ends the judgment; a step with ``asks`` set names the
-unstated fact it needs, and the judge answers it every way (`refuge_map.law.judge`).
+does not apply. A rule may return ``None`` only on ``act`` or ``intent``, which the first
+rule, `intent_of_the_act`, always reads, or on a fact (or opinion) that an earlier rule always
+reads and records when it bears (the exemption of Mishnah Sanhedrin 9:2 in
+`meant_for_exempt_target` and `meant_for_another_person`, the duty in `blow_of_duty`). A rule
+that looks at any other fact, even only to find that it does not apply, returns a step that
+decides nothing, says why, and names that fact in its ``reads``: a verdict never turns on a
+fact the trace does not show was read (a property test holds every rule to this). A step
+with ``decides`` set ends the judgment; a step with ``asks`` set names the unstated fact it
+needs, and the judge answers it every way (`refuge_map.law.judge`).
 
 The order follows the sources: first the capital rules (Numbers 35:16-21, Mishnah Sanhedrin
 9:2), then the enemy (under R. Yose bar Judah he is executed whatever the manner of the death),
@@ -144,11 +149,24 @@ def meant_for_exempt_target(case: Case, opinions: Opinions) -> TraceStep | None:
 
 def meant_for_another_person(case: Case, opinions: Opinions) -> TraceStep | None:
     """A blow meant for one person that killed another (R. Shimon's dispute)."""
-    # Mishnah Sanhedrin 9:2: R. Shimon says, even if he intended this one and killed that one,
-    # he is exempt.
+    if case.intent not in DELIBERATE:
+        return None
+    reads = ("intent", "aimed_at", "landed_on")
     ages = case.aimed_at in ("adult", "minor") and case.aimed_at != case.landed_on
     if case.intent != "kill_another_person" and not ages:
-        return None
+        where = (
+            f"aimed at the {case.aimed_at}, landed on the {case.landed_on}"
+            if case.aimed_at
+            else "the case names no spot or person he aimed at"
+        )
+        return _step(
+            "meant_for_another_person",
+            "Mishnah Sanhedrin 9:2",
+            f"{where}: not meant for another person",
+            reads,
+        )
+    # Mishnah Sanhedrin 9:2: R. Shimon says, even if he intended this one and killed that one,
+    # he is exempt.
     sage = opinions.other_victim
     finding = (
         "it was meant for one person and killed another: exempt from death"
@@ -159,20 +177,52 @@ def meant_for_another_person(case: Case, opinions: Opinions) -> TraceStep | None
         "meant_for_another_person",
         "Mishnah Sanhedrin 9:2",
         finding,
-        ("intent", "aimed_at", "landed_on"),
+        reads,
         dispute="other_victim",
         opinion=sage,
-        decides=None,
+    )
+
+
+def _is_blow_of_duty(case: Case) -> bool:
+    """A blow meant to strike, not to kill, given as a duty (Mishnah Makkot 2:2)."""
+    return case.intent == "strike" and case.purpose != "optional"
+
+
+def blow_of_duty(case: Case, opinions: Opinions) -> TraceStep | None:
+    """A deliberate blow given as a duty (discipline, the court's lashes) is not murder."""
+    if case.intent not in DELIBERATE:
+        return None
+    reads = ("intent", "purpose")
+    if case.purpose == "optional":
+        said = "no duty is stated: the blow is judged by the rules of murder"
+        return _step("blow_of_duty", "Mishnah Makkot 2:2", said, reads)
+    duty = case.purpose.replace("_", " ")
+    if not _is_blow_of_duty(case):
+        # Mishnah Makkot 2:2 speaks of the disciplining blow; one who meant to kill was not
+        # disciplining: a construction, said so.
+        said = (
+            f"he meant to kill: a duty ({duty}) covers a blow, not a killing he meant, so it is "
+            "judged by the rules of murder (a construction)"
+        )
+        return _step("blow_of_duty", "Mishnah Makkot 2:2; Numbers 35:16-21", said, reads)
+    # Mishnah Makkot 2:2: the disciplining blow is judged for exile (Abba Shaul excludes it from
+    # exile only), so it is not the murderer's blow: a construction, said so.
+    return _step(
+        "blow_of_duty",
+        "Mishnah Makkot 2:2",
+        f"a blow of duty ({duty}), judged for exile and not as murder (a construction)",
+        reads,
     )
 
 
 def hatred_or_lying_in_wait(case: Case, opinions: Opinions) -> TraceStep | None:
     """A deliberate push, throw or blow out of hatred or lying in wait makes a murderer."""
+    # Skipped on facts earlier steps read: the intent, the exemption, the duty.
     if case.intent not in DELIBERATE or _exempt_from_death(case, opinions):
         return None
-    if case.purpose != "optional":
+    if _is_blow_of_duty(case):
         return None
-    reads = ("intent", "enmity", "lying_in_wait", "purpose")
+    reads = ("intent", "enmity", "lying_in_wait")
     if not (case.enmity or case.lying_in_wait):
         return _step(
             "hatred_or_lying_in_wait",
@@ -196,26 +246,47 @@ def hatred_or_lying_in_wait(case: Case, opinions: Opinions) -> TraceStep | None:
 
 def _spot_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], str]:
     """Whether a blow aimed at one spot and landing on another could kill (Sanhedrin 9:2)."""
+    aimed, landed = case.aimed_at, case.landed_on
+    where_aimed, where_landed = (
+        case.force_could_kill_where_aimed,
+        case.force_could_kill_where_landed,
+    )
+    if aimed == landed:  # one spot: its force is the force where aimed, or where landed
+        force = where_landed if where_aimed is None else where_aimed
+        reads: tuple[str, ...] = ("aimed_at", "landed_on", "force_could_kill_where_aimed")
+        if where_aimed is None:
+            reads += ("force_could_kill_where_landed",)
+        if force is None:
+            return None, "force_could_kill_where_aimed", reads, f"at the {aimed}"
+        said = f"aimed at and landed on the same spot, the {aimed}, with"
+        said += f"{'' if force else 'out'} enough strength to kill there"
+        if where_aimed is None:
+            said += " (stated of where it landed, not of where it was aimed: the same spot)"
+        return force, said, reads, "Mishnah Sanhedrin 9:2"
     reads = (
         "aimed_at",
         "landed_on",
         "force_could_kill_where_aimed",
         "force_could_kill_where_landed",
     )
-    where_aimed, where_landed = (
-        case.force_could_kill_where_aimed,
-        case.force_could_kill_where_landed,
-    )
-    if where_landed is None and where_aimed:
-        # Mishnah Sanhedrin 9:2: enough to kill at the loins is enough at the heart (adult, minor).
-        rank = VULNERABILITY[str(case.aimed_at)][1], VULNERABILITY[str(case.landed_on)][1]
-        where_landed = True if rank[1] >= rank[0] else None
     if where_aimed is None:
-        return None, "force_could_kill_where_aimed", reads, f"at the {case.aimed_at}"
+        return None, "force_could_kill_where_aimed", reads, f"at the {aimed}"
+    landed_said = f"with{'' if where_landed else 'out'} enough"
     if where_landed is None:
-        return None, "force_could_kill_where_landed", reads, f"at the {case.landed_on}"
-    said = f"aimed at the {case.aimed_at} with{'' if where_aimed else 'out'} enough strength to "
-    said += f"kill there, landed on the {case.landed_on} with{'' if where_landed else 'out'} enough"
+        # Mishnah Sanhedrin 9:2: the heart dies of a lighter blow than the loins, a minor than an
+        # adult; so enough at the loins is enough at the heart, too little at the heart too
+        # little at the loins (the order the case validator also holds).
+        more_vulnerable = VULNERABILITY[str(landed)][1] > VULNERABILITY[str(aimed)][1]
+        if more_vulnerable != where_aimed:
+            return None, "force_could_kill_where_landed", reads, f"at the {landed}"
+        where_landed = where_aimed
+        landed_said = (
+            f"where a blow that {'could' if where_aimed else 'could not'} kill at the {aimed} "
+            f"{'could' if where_aimed else 'could not'} kill (the case does not state the force "
+            "there)"
+        )
+    said = f"aimed at the {aimed} with{'' if where_aimed else 'out'} enough strength to kill "
+    said += f"there, landed on the {landed} {landed_said}"
     return where_aimed and where_landed, said, reads, "Mishnah Sanhedrin 9:2"
 
 
@@ -246,18 +317,12 @@ def _instrument_measure(case: Case) -> tuple[bool | None, str, tuple[str, ...], 
 
 def murderer_by_measure(case: Case, opinions: Opinions) -> TraceStep | None:
     """A deliberate act whose instrument or force could kill makes a murderer."""
+    # Skipped on facts earlier steps read: the intent, the exemption, the duty.
     if case.intent not in DELIBERATE or _exempt_from_death(case, opinions):
         return None
-    if case.purpose != "optional":
-        # Mishnah Makkot 2:2: the disciplining blow is judged for exile (Abba Shaul excludes it
-        # from exile only), so it is not the murderer's blow: a construction, said so.
-        return _step(
-            "murderer_by_measure",
-            "Mishnah Makkot 2:2",
-            "a blow of duty, judged for exile and not as murder (a construction)",
-            ("intent", "purpose"),
-        )
-    reads = ("intent", "purpose")
+    if _is_blow_of_duty(case):
+        return None
+    reads: tuple[str, ...] = ("intent",)
     if case.intent != "strike" and case.aimed_at is None and case.weapon == "not_stated":
         # Mishnah Sanhedrin 9:2: one who meant to kill and killed is liable (R. Shimon disputes
         # only the other person); the verses measure only a named instrument.
@@ -560,7 +625,8 @@ def father_and_son(case: Case, opinions: Opinions) -> TraceStep | None:
     """A father is exiled for his son and a son for his father."""
     # Mishnah Makkot 2:3: the father goes into banishment for his son, and the son for his father.
     if case.relation not in ("father_of_victim", "son_of_victim"):
-        return None
+        said = "the killer is not stated to be the victim's father or son"
+        return _step("father_and_son", "Mishnah Makkot 2:3", said, ("relation",))
     who = "a father for his son" if case.relation == "father_of_victim" else "a son for his father"
     return _step(
         "father_and_son", "Mishnah Makkot 2:3", f"{who} goes into banishment", ("relation",)
@@ -613,8 +679,8 @@ def exile_left_open(case: Case, opinions: Opinions) -> TraceStep | None:
     """Sanhedrin 9:2's 'exempt' frees him from death; what it leaves open about exile."""
     if case.intent not in DELIBERATE and case.intent not in EXEMPT_TARGETS:
         return None
-    if case.purpose != "optional" and case.intent == "strike":
-        return None  # a blow of duty: Mishnah Makkot 2:2 judges it for exile
+    if _is_blow_of_duty(case):
+        return None  # a blow of duty (read by blow_of_duty): Mishnah Makkot 2:2 judges it
     why = _exempt_from_death(case, opinions) or "his blow could not kill"
     reads = ("intent", "purpose") if case.intent == "strike" else ("intent",)
     sage = opinions.exempt_exile
@@ -661,6 +727,7 @@ VERDICT_RULES: tuple[VerdictRule, ...] = (
     intent_of_the_act,
     meant_for_exempt_target,
     meant_for_another_person,
+    blow_of_duty,
     hatred_or_lying_in_wait,
     murderer_by_measure,
     enemy,

@@ -32,7 +32,13 @@ class TraceStep(_Frozen):
 
 
 class Alternative(_Frozen):
-    """One answer to the facts an undetermined ruling asks, and the verdict it leads to."""
+    """One answer to the facts an undetermined ruling asks, and the verdict it leads to.
+
+    Attributes
+    ----------
+    verdict
+        The verdict these facts lead to (`Verdict`).
+    """
 
     facts: dict[str, Any] = Field(description="Each asked fact and the value given to it.")
     verdict: Verdict
@@ -59,7 +65,15 @@ class Consequences(_Frozen):
 
 
 class Ruling(_Frozen):
-    """The verdict on one case under one set of opinions, with the reasons."""
+    """The verdict on one case under one set of opinions, with the reasons.
+
+    Attributes
+    ----------
+    verdict
+        ``exile``, ``no_exile``, ``capital`` or ``undetermined`` (`Verdict`).
+    trace
+        Every rule applied, in order, each with its citation and finding.
+    """
 
     verdict: Verdict
     reason: str = Field(description="The finding of the step that settled the verdict.")

@@ -116,6 +116,16 @@ def coverage_name(cells: gpd.GeoDataFrame) -> str:
 def read_coverage_file(path: str | os.PathLike[str]) -> gpd.GeoDataFrame:
     """The cells of a field that `refuge coverage` wrote (GeoPackage or GeoParquet), in WGS84.
 
+    Parameters
+    ----------
+    path
+        The ``.gpkg`` or ``.parquet`` file.
+
+    Returns
+    -------
+    geopandas.GeoDataFrame
+        One row per cell, in WGS84.
+
     Raises
     ------
     RefugeError

@@ -101,6 +101,16 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     """Read a run folder: ``trajectories.parquet``, ``events.parquet`` and, if present,
     ``summary.json`` and ``scenario.json``.
 
+    Parameters
+    ----------
+    folder
+        A folder that `refuge run` wrote.
+
+    Returns
+    -------
+    RunFiles
+        The tables and, where present, the summary and scenario.
+
     Raises
     ------
     RefugeError

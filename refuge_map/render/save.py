@@ -21,6 +21,21 @@ HTML_SUFFIXES = (".html", ".htm")
 def render_html(fmap: folium.Map, *, self_contained: bool, node_modules: Path | None = None) -> str:
     """The page of `fmap` as text; self-contained: every script and stylesheet inlined.
 
+    Parameters
+    ----------
+    fmap
+        A map from `network_map`.
+    self_contained
+        Inline every script and stylesheet (from the installed packages); otherwise the page
+        loads the pinned CDN URLs.
+    node_modules
+        Where the pinned packages are installed (default: beside `package.json`).
+
+    Returns
+    -------
+    str
+        The HTML page.
+
     Raises
     ------
     RefugeError
@@ -127,6 +142,11 @@ def save_map(
         Otherwise the page loads the pinned CDN URLs.
     node_modules
         Where the pinned packages are installed (default: beside `package.json`).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
 
     Raises
     ------

@@ -142,6 +142,21 @@ def open_backend(
 ) -> Any:
     """The backend the options ask for, as a context manager.
 
+    Parameters
+    ----------
+    workers
+        Local worker processes (None: `local_cluster`'s default).
+    cluster
+        Address of a running dask scheduler to use instead of local workers.
+    serial_run
+        Run in this process, one run at a time.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Entering it starts (or reaches) the backend and gives a `Backend`; leaving it stops
+        what it started.
+
     Raises
     ------
     RefugeError

@@ -56,7 +56,8 @@ class Plan:
     def scenario(self, run: int) -> Scenario:
         """The concrete scenario of one run (its seed included): reproducible alone with
         ``refuge_map.simulate(plan.scenario(run))``."""
-        return scenario_of(self.spec.base, self.params(run), int(self.runs.at[run, "seed"]))
+        seed = int(self.runs["seed"].to_numpy()[self.runs.index.get_loc(run)])
+        return scenario_of(self.spec.base, self.params(run), seed)
 
     def params(self, run: int) -> dict[str, Any]:
         """The axis values of one run."""
@@ -100,6 +101,11 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
         The sweep (axes checked by `refuge_map.sweep.spec.check_axes`).
     batch_runs
         Runs per task; overrides the spec's (a resumed sweep keeps its first batching).
+
+    Returns
+    -------
+    Plan
+        One row per run: design point, replication, parameters and seed.
     """
     lhs_seed, runs_seed = np.random.SeedSequence(spec.seed).spawn(2)
     points = design_points(spec, lhs_seed)

@@ -66,6 +66,16 @@ def axis_levels(runs: pd.DataFrame, axis: str, *, continuous: bool) -> pd.Series
 def write_report(out: str | Path) -> list[Path]:
     """Write ``report/summary.csv``, and per axis ``report/<axis>.csv`` and ``<axis>.png``.
 
+    Parameters
+    ----------
+    out
+        The folder `run_sweep` wrote.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written.
+
     Raises
     ------
     RefugeError

@@ -96,6 +96,11 @@ def run_sweep(
     announce
         Told of the backend once it is up (to print its dashboard's address).
 
+    Returns
+    -------
+    SweepResult
+        The output folder, all runs, and how many this call ran.
+
     Raises
     ------
     RefugeError
@@ -184,7 +189,7 @@ def pending_tasks(plan: Plan, manifest: Manifest, folder: Path) -> list[BatchTas
 
 
 def _run_record(plan: Plan, run: int) -> dict[str, Any]:
-    row = plan.runs.loc[run]
+    row = plan.runs.loc[run].to_dict()
     return {
         "run": run,
         "point": int(row["point"]),

@@ -74,7 +74,14 @@ class Axes(_Strict):
 
 
 class SweepSpec(_Strict):
-    """A Monte Carlo sweep over a base scenario."""
+    """A Monte Carlo sweep over a base scenario.
+
+    Attributes
+    ----------
+    axes
+        The swept parameters (ranges, grids, opinion choices), each checked against the base
+        scenario.
+    """
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Short id of the sweep.")
     description: str = Field("", description="The question the sweep asks.")
@@ -82,7 +89,7 @@ class SweepSpec(_Strict):
         description="The base scenario: inline, or a path to a scenario file (relative to the "
         "sweep file)."
     )
-    axes: Axes = Field(default_factory=Axes)  # type: ignore[arg-type]
+    axes: Axes = Field(default_factory=Axes)
     replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
     seed: int = Field(
         0, ge=0, le=MAX_SEED, description="Root seed: every run's seed is spawned from it."
@@ -115,6 +122,16 @@ def _base_mapping(value: Any, folder: Path) -> Any:
 
 def load_sweep(path: str | Path) -> SweepSpec:
     """Read a sweep file, resolve its base scenario and check every axis against it.
+
+    Parameters
+    ----------
+    path
+        The sweep file (YAML or JSON).
+
+    Returns
+    -------
+    SweepSpec
+        The checked sweep, its base scenario resolved.
 
     Raises
     ------
