@@ -90,6 +90,20 @@ def map_frame(
 ) -> MapFrame:
     """`fmap` self-contained, for a notebook: every script and stylesheet inlined.
 
+    Parameters
+    ----------
+    fmap
+        A map from `network_map` (without tiles: they load from the network).
+    height_px
+        The frame's height in the notebook.
+    node_modules
+        Where the pinned packages are installed (default: beside `package.json`).
+
+    Returns
+    -------
+    MapFrame
+        Displayed by Jupyter (and on the documentation site) as a frame that fetches nothing.
+
     Raises
     ------
     RefugeError
