@@ -78,7 +78,9 @@ def world(n_incidents: int) -> World:
                 "n": n_incidents,
                 "home_distance_km": {"dist": "uniform", "low": 0, "high": 3},
             },
-            "avenger": {"delay_h": {"dist": "fixed", "value": 0}},
+            # word of the killing runs to the kin (news_speed_kmh); within the hour benchmarked
+            # both walk (walk_h_per_day) and no heart cools: the Mesa-Geo model's rules
+            "avenger": {"delay_h": {"dist": "fixed", "value": 0}, "give_up_per_day": 0.0},
         }
     )
     return build_world(scenario, seed=35)
@@ -146,14 +148,17 @@ class Avenger(mg.GeoAgent):
 
     model: PursuitModel
 
-    def __init__(self, model: PursuitModel, start: Point, prey: Fugitive, speed: float) -> None:
+    def __init__(
+        self, model: PursuitModel, start: Point, prey: Fugitive, speed: float, setout_s: float
+    ) -> None:
         super().__init__(model, start, model.space.crs)
-        self.prey, self.speed = prey, speed
+        self.prey, self.speed, self.setout_s = prey, speed, setout_s
 
     def step(self) -> None:
-        """Move towards the prey unless he is safe or dead; kill him if reached or near."""
+        """Once word has reached him, move towards the prey unless he is safe or dead; kill
+        him if reached or near."""
         prey = self.prey
-        if prey.in_asylum or prey.captured:
+        if prey.in_asylum or prey.captured or self.model.steps * DT_S < self.setout_s:
             return
         reached = self.move(self.speed * DT_S)
         if reached or self.model.space.distance(self, prey) <= CAPTURE_M:
@@ -186,8 +191,10 @@ class ReroutingAvenger(Avenger):
 class TrailAvenger(Avenger):
     """Lighter: on the fugitive's trail, straight to the place of the killing, then his route."""
 
-    def __init__(self, model: PursuitModel, start: Point, prey: Fugitive, speed: float) -> None:
-        super().__init__(model, start, prey, speed)
+    def __init__(
+        self, model: PursuitModel, start: Point, prey: Fugitive, speed: float, setout_s: float
+    ) -> None:
+        super().__init__(model, start, prey, speed, setout_s)
         self.along = 0.0
         self.trail = LineString([start, *prey.route.coords])
         self.lead = start.distance(Point(prey.route.coords[0]))
@@ -228,7 +235,13 @@ class PursuitModel(mesa.Model):
         for i in range(w.n):
             route = router.route(float(w.place[i, 0]), float(w.place[i, 1]), str(heading[i]))
             fugitive = Fugitive(self, route.geometry, float(w.fugitive_road[i]))
-            chaser = avenger(self, Point(w.avenger_start[i]), fugitive, float(w.avenger_road[i]))
+            chaser = avenger(
+                self,
+                Point(w.avenger_start[i]),
+                fugitive,
+                float(w.avenger_road[i]),
+                float(w.setout_s[i]),
+            )
             self.space.add_agents([fugitive, chaser])
 
     def step(self) -> None:

@@ -23,7 +23,10 @@ before the gate if and only if
                                      + road * max(0, 1/f_road - 1/a_road),
 
 and with the two disciples (Mishnah Makkot 2:5) an overtaken man still lives if they persuade
-the avenger. The capture radius (tens of metres) is neglected.
+the avenger. The capture radius (tens of metres) is neglected, and so are what matters over days
+rather than hours: the night's rest (`walk_h_per_day`), the news' way to kin who live away from
+the scene (`news_speed_kmh`) and a cooling heart (`give_up_per_day`); the field is the
+simulation's with the kin at the scene, walking without rest.
 
 Method: conditional Monte Carlo. The four speeds are drawn K times from the scenario's
 distributions through one seeded `numpy.random.Generator`, the same draws for every cell

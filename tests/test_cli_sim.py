@@ -13,7 +13,7 @@ from rich.console import Console
 
 from refuge_map._atomic import MARKER
 from refuge_map.simulation.events import EXILE_OUTCOMES
-from refuge_map.simulation.io import RUN_FILES
+from refuge_map.simulation.io import REPLICATIONS_FILE, RUN_FILES
 from refuge_map.simulation.report import exile_table
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
@@ -25,9 +25,10 @@ def test_run_writes_files_and_prints_summary(run_cli: Callable[..., Any], tmp_pa
     result = run_cli("run", TINY, "--out", tmp_path / "out", "--seed", "5")
     assert result.code == 0, result.err
     written = sorted(p.name for p in (tmp_path / "out").iterdir())
-    assert written == sorted([*RUN_FILES, MARKER])  # and the marker that claims the folder
+    files = sorted([*RUN_FILES, REPLICATIONS_FILE])
+    assert written == sorted([*files, MARKER])  # and the marker that claims the folder
     marker = json.loads((tmp_path / "out" / MARKER).read_text())
-    assert marker["written_by"] == "refuge-map" and sorted(marker["files"]) == sorted(RUN_FILES)
+    assert marker["written_by"] == "refuge-map" and sorted(marker["files"]) == files
     assert "tiny" in result.out and "capture" in result.out
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["seed"] == 5 and summary["run_id"].endswith("-s5")

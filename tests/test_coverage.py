@@ -190,19 +190,37 @@ def test_the_field_agrees_with_the_simulation(network: RefugeNetwork) -> None:
     # one-step time resolution and its capture radius, which the field neglects).
     points = [(35.2137, 31.7683), (34.80, 31.25), (35.50, 32.60)]
     n = 200
+    # The field's assumptions: the kin at the scene (an explicit incident's default), walking
+    # without rest, a heart that does not cool within the flight.
+    agents = {
+        "fugitive": {"walk_h_per_day": 24},
+        "avenger": {
+            "delay_h": {"dist": "lognormal", "median": 2.0, "sigma": 0.5},
+            "walk_h_per_day": 24,
+            "give_up_per_day": 0,
+        },
+    }
     scenario = Scenario.model_validate(
         {
             "name": "agree",
             "horizon_h": 48,
             "seed": 3,
             "incidents": [{"place": list(p)} for p in points for _ in range(n)],
+            **agents,
         }
     )
     captured = simulate(scenario).events.query("kind == 'capture'")["incident"].to_numpy()
     rate = np.isin(np.arange(len(points) * n), captured).reshape(len(points), n).mean(axis=1)
     x, y = to_metric(*np.array(points).T)
     grid = LandGrid(x, y, np.full(len(points), "west"), 500.0, network.crs)
-    field = coverage_field(network, grid=grid, draws=4096, seed=1)
+    field = coverage_field(
+        network,
+        grid=grid,
+        draws=4096,
+        seed=1,
+        fugitive=scenario.fugitive,
+        avenger=scenario.avenger,
+    )
     expected = 1.0 - field.p_asylum
     assert expected.min() > 0.1 and expected.max() < 0.6  # informative points
     tolerance = 4.0 * np.sqrt(expected * (1 - expected) / n) + 0.02

@@ -26,6 +26,7 @@ from refuge_map.simulation import (
     simulate_replications,
 )
 from refuge_map.simulation.scenario import DEFAULT_START
+from refuge_map.simulation.travel import arrival_s
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -165,14 +166,21 @@ def test_escorts_persuade_always_or_never(persuade_p: float, expected: str) -> N
 
 
 @pytest.mark.parametrize("place", ["jerusalem", (35.05, 32.05), "heshbon"])
-def test_arrival_time_is_route_length_over_speed(network: RefugeNetwork, place: Any) -> None:
-    road_kmh, offroad_kmh, dt_s = 5.0, 3.0, 30.0
+def test_arrival_time_is_route_length_over_speed_in_walking_days(
+    network: RefugeNetwork, place: Any
+) -> None:
+    road_kmh, offroad_kmh, dt_s, walk_h = 5.0, 3.0, 30.0, 6.0
     spec = place if isinstance(place, str) else list(place)
     run = simulate(
         scenario(
             incidents=[{"place": spec}],
             dt_s=dt_s,
-            fugitive={"speed_road_kmh": fixed(road_kmh), "speed_offroad_kmh": fixed(offroad_kmh)},
+            horizon_h=200,
+            fugitive={
+                "speed_road_kmh": fixed(road_kmh),
+                "speed_offroad_kmh": fixed(offroad_kmh),
+                "walk_h_per_day": walk_h,  # six hours on foot, then the night's rest
+            },
             avenger=NO_AVENGER,
         )
     )
@@ -181,7 +189,9 @@ def test_arrival_time_is_route_length_over_speed(network: RefugeNetwork, place: 
     snap = network.router.snap(x, y)
     total, _ = network.router.distance_to_gates(x, y)
     offroad = float(snap.offroad_m[0])
-    expected = offroad / (offroad_kmh / 3.6) + (float(total[0]) - offroad) / (road_kmh / 3.6)
+    walking = offroad / (offroad_kmh / 3.6) + (float(total[0]) - offroad) / (road_kmh / 3.6)
+    expected = float(arrival_s(0.0, walking, walk_h * 3600.0))
+    assert (expected > walking) == (walking > walk_h * 3600.0)  # a night's rest if he needs one
     arrival = kinds(run, "arrival").iloc[0]
     assert 0.0 <= arrival["elapsed_s"] - expected <= dt_s + 1e-6
     assert arrival["t"] == pd.Timestamp(DEFAULT_START) + pd.Timedelta(seconds=arrival["elapsed_s"])

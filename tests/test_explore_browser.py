@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import shapely
 from test_render_browser import CHROMIUM, CHROMIUM_ARGS, Visit
 
 pytestmark = [
@@ -117,6 +118,71 @@ def test_a_point_a_tree_and_the_chazon_ish(seen, tmp_path):
     page.screenshot(path=tmp_path / "tree.png")
 
 
+def between_the_cubits() -> tuple[float, float]:
+    """A point (lat, lon) outside Shechem's boundary under the 48 cm cubit and inside it under
+    the Chazon Ish's 57.6 cm, from the package's own zones."""
+    from refuge_map.explore import answers
+
+    def shechem(settings):
+        zones = answers.zones(settings)["zones"]["features"]
+        return next(
+            shapely.geometry.shape(f["geometry"])
+            for f in zones
+            if "Shechem" in f["properties"]["name"]
+        )
+
+    ring = shechem({"network": {"cubit": "chazon_ish"}}).difference(shechem({}))
+    point = ring.representative_point()
+    return point.y, point.x
+
+
+def test_is_this_spot_protected_under_the_chazon_ish_cubit(seen, tmp_path):
+    """The teacher's first question: the answer flips from the 48 cm cubit to 57.6 cm, and the
+    rule links to its text."""
+    page = seen.page
+    lat, lon = between_the_cubits()
+    click_at(page, 0, lat, lon)
+    page.wait_for_selector("#answer .unprotected")
+    assert "Not protected" in page.inner_text("#answer")
+    choose(page, 0, "cubit", '"chazon_ish"')
+    click_at(page, 0, lat, lon)
+    page.wait_for_selector("#answer .protected")
+    answer = page.inner_text("#answer")
+    assert "Protected in the zone of Shechem" in answer and "chazon_ish cubit" in answer
+    link = page.locator("#answer .rule a").first
+    assert link.get_attribute("href") == "https://www.sefaria.org/Mishnah_Makkot.2.7"
+    page.click("#answer .city-card summary")
+    hrefs = [a.get_attribute("href") for a in page.locator("#answer .city-card a").all()]
+    assert any(h.startswith("https://pleiades.stoa.org/places/") for h in hrefs)
+    assert any(h.startswith("https://www.openbible.info/geo/modern/") for h in hrefs)
+    assert page.locator("#pane-0 path.background").count() >= 1  # the land under the point
+    page.screenshot(path=tmp_path / "chazon_ish.png")
+
+
+def test_what_if_the_killer_was_blind(seen, tmp_path):
+    """The second question: R. Judah and R. Meir side by side; left unstated, the intent is
+    asked for, with the verdict under each answer."""
+    page = seen.page
+    page.click("#case-box summary")
+    page.select_option("#case-form [data-field=act] select", '"descending_ladder"')
+    page.locator("#case-form [data-field=killer] [data-field=blind] select").select_option("true")
+    page.click("#judge")
+    blind = page.locator("table.side-by-side[data-dispute=blind]")
+    blind.wait_for()
+    judah, meir = blind.locator("td[data-sage=judah]"), blind.locator("td[data-sage=meir]")
+    assert "undetermined" in judah.inner_text() and "does not say: intent" in judah.inner_text()
+    assert 'intent = "none": no exile' in judah.inner_text()  # R. Judah: not exiled
+    assert 'intent = "none": exile' in meir.inner_text()  # R. Meir: exiled
+    page.select_option("#case-form [data-field=intent] select", '"none"')
+    page.click("#judge")
+    page.wait_for_function(
+        "document.querySelector('table.side-by-side td[data-sage=meir] .verdict')"
+        ".textContent === 'exile'"
+    )
+    assert blind.locator("td[data-sage=judah] .verdict").inner_text() == "no exile"
+    page.screenshot(path=tmp_path / "blind.png")
+
+
 def test_a_case_is_judged_under_every_opinion(seen, tmp_path):
     page = seen.page
     page.click("#case-box summary")
@@ -127,6 +193,7 @@ def test_a_case_is_judged_under_every_opinion(seen, tmp_path):
     killer = form.locator("[data-field=killer] [data-field=blind] select")
     killer.select_option("true")
     page.click("#judge")
+    page.click("#verdicts > details > summary")  # every combination, folded under the summary
     page.wait_for_selector("table.verdicts")
     rows = page.locator("table.verdicts td.verdict")
     assert rows.count() >= 2  # the blind killer: the Sages disagree (Mishnah Makkot 2:3)

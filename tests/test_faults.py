@@ -22,7 +22,7 @@ import yaml
 from test_sweep_run import LONG, runs_of, write_sweep
 
 from refuge_map._atomic import MARKER
-from refuge_map.simulation.io import RUN_FILES
+from refuge_map.simulation.io import REPLICATIONS_FILE, RUN_FILES
 from refuge_map.sweep import load_sweep, open_backend, run_sweep
 from refuge_map.sweep.manifest import MANIFEST
 
@@ -241,7 +241,7 @@ def test_the_marker_lists_what_the_package_wrote(
     assert run_cli("run", TINY, "--out", out).code == 0
     marker = json.loads((out / MARKER).read_text())
     assert marker["written_by"] == "refuge-map"
-    assert sorted(marker["files"]) == sorted(RUN_FILES)
+    assert sorted(marker["files"]) == sorted([*RUN_FILES, REPLICATIONS_FILE])
     shutil.copy(out / "summary.json", tmp_path / "keep.json")
     (out / MARKER).unlink()  # without its marker, the folder is no longer the package's
     result = run_cli("run", TINY, "--out", out)

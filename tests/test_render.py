@@ -13,6 +13,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import pytest
+import shapely
 
 from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
@@ -233,10 +234,50 @@ def test_map_displays_in_a_notebook(network):
     assert "iframe" in network_map(network)._repr_html_()
 
 
+def slider_data(page: str) -> dict:
+    """The time slider's packed tracks as the page carries them."""
+    start = page.index('{"roles":')
+    return json.JSONDecoder().raw_decode(page, start)[0]
+
+
+def test_slider_tracks_decode_to_the_runs_points(run_page, run_dir):
+    """Coordinates and times written as polyline steps come back as the run's points."""
+    packed = slider_data(run_page)
+    tracks = gpd.read_parquet(run_dir / "trajectories.parquet")
+    first = packed["tracks"][0]
+    steps = np.array(decode_polyline(first[4])).reshape(-1, 2)
+    latlon = np.cumsum(steps, axis=0) / 1e5
+    agent = tracks[tracks["agent_id"] == tracks.sort_values("agent_id")["agent_id"].iloc[0]]
+    lonlat = shapely.get_coordinates(agent.geometry.to_numpy())
+    assert np.abs(latlon[0] - lonlat[0, ::-1]).max() < 1e-5  # the first position, to 1 m
+    assert np.abs(latlon[-1] - lonlat[-1, ::-1]).max() < 1e-5  # and the last
+    ticks = np.array(decode_polyline(first[5]))
+    assert ticks[0] == 0 and (np.diff(ticks) > 0).all()  # from the killing, rising
+
+
+def decode_polyline(text: str) -> list[int]:
+    """The page's decoder, in Python: polyline groups, summed."""
+    out, value, i = [], 0, 0
+    while i < len(text):
+        zigzag, scale = 0, 1
+        while True:
+            chunk = ord(text[i]) - 63
+            i += 1
+            zigzag += (chunk & 31) * scale
+            scale *= 32
+            if chunk < 32:
+                break
+        value += -(zigzag + 1) // 2 if zigzag % 2 else zigzag // 2
+        out.append(value)
+    return out
+
+
 def test_run_tracks_are_on_a_time_slider(run_page):
     assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
     assert '"PT10M"' in run_page  # one position per 10 minutes is shown (dt_s: 120)
-    assert run_page.count('"role":"fugitive"') == 3 and run_page.count('"role":"avenger"') == 3
+    packed = slider_data(run_page)
+    roles = [packed["roles"][track[1]] for track in packed["tracks"]]
+    assert roles.count("fugitive") == 3 and roles.count("avenger") == 3
     for role in ["fugitive", "avenger"]:
         assert f"refuge-agent refuge-{role}" in run_page
         assert f"track of the {role}" in run_page
@@ -268,7 +309,8 @@ def test_run_events_are_grouped_and_cite_their_rule(run_dir, run_page):
     assert shown == len(events)
     arrival = events[events["kind"] == "arrival"].iloc[0]
     for label, value in [("rule", arrival["rule"]), ("source", arrival["citation"])]:
-        assert script_json(f"<th>{label}</th><td>{cited(value)}</td>")[1:-1] in run_page
+        assert script_json(f"<th>{label}</th><td>")[1:-1] in run_page  # a piece of its own
+        assert script_json(cited(value)) in run_page
     assert script_json('href="https://www.sefaria.org/Numbers.35.11-12"')[1:-1] in run_page
     assert "avenger sets out" in run_page and "refuge reached" in run_page
 
@@ -533,3 +575,11 @@ def test_city_popups_link_to_their_gazetteer_entries(network, network_page):
             assert url in network_page, place.name
         if not pd.isna(place.pleiades_id):
             assert f"https://pleiades.stoa.org/places/{place.pleiades_id}" in network_page
+
+
+def test_a_small_runs_layers_stay_light(network_page, run_page):
+    """Bytes, not time: the tiny run's three flights (tracks on the slider, events, popups)
+    add at most 20 kB to the network's page (16.6 kB when this bound was set), and the
+    network's page itself (coordinates to 1 m) stays under 800 kB (753 kB)."""
+    assert len(run_page.encode()) - len(network_page.encode()) <= 20_000
+    assert len(network_page.encode()) <= 800_000

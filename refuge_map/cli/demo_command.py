@@ -24,6 +24,10 @@ def demo(
     scenario: Annotated[
         Path | None, typer.Option("--scenario", help="Scenario file (default: the shipped one).")
     ] = None,
+    replications: Annotated[
+        int | None,
+        typer.Option("--replications", help="Runs (default: the scenario's `replications`)."),
+    ] = None,
 ) -> None:
     """Run the default scenario on the shipped data: network layers, the run, its summary
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
@@ -31,18 +35,21 @@ def demo(
     not write."""
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
     from refuge_map.cli.map_commands import scenario_cells
+    from refuge_map.cli.sim_commands import with_replications
     from refuge_map.io import write_layers
     from refuge_map.render import network_map, save_map
     from refuge_map.render.run_layers import read_run_files
     from refuge_map.render.static import static_map
-    from refuge_map.simulation import load_scenario, scenario_network, simulate, write_run
+    from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
     check_folder_target(out)
     out.mkdir(parents=True, exist_ok=True)
     write_marker(out)  # claimed before the first file, so that a re-run after a kill may go on
     shown = console()
-    chosen = load_scenario(scenario or data_dir() / "scenarios" / "default.yaml")
+    chosen = with_replications(
+        load_scenario(scenario or data_dir() / "scenarios" / "default.yaml"), replications
+    )
     network = scenario_network(chosen)
     written = write_layers(network.layers(), out / "network.gpkg")
     cities = network.summary()
@@ -50,7 +57,7 @@ def demo(
         cities.to_csv(tmp)
     written.append(out / "cities.csv")
     shown.print(_cities_table(cities))
-    run = simulate(chosen)
+    run = replicate(chosen)
     written += write_run(run, out / "run")
     for table in report_tables(run.summary):
         shown.print(table)

@@ -58,22 +58,31 @@ def run_command(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
     out: Annotated[Path, typer.Option("--out", help="Folder for the run's files.")],
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Root seed (default: the scenario's).")
+        int | None,
+        typer.Option(
+            "--seed", help="Root seed (default: the scenario's): the first replication's."
+        ),
+    ] = None,
+    replications: Annotated[
+        int | None,
+        typer.Option("--replications", help="Runs (default: the scenario's `replications`)."),
     ] = None,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the run's summary as JSON.")
     ] = False,
     no_limits: NoLimitsOption = False,
 ) -> None:
-    """Simulate flight and pursuit; write events, trajectories, lines and summary; print it."""
+    """Simulate flight and pursuit (and the exile) in every replication; write the first run's
+    events, trajectories and tables, the summary with each outcome's mean and 95% interval
+    across the replications, and one row per replication; print them and the assumptions."""
     from geo import GeoError
     from refuge_map._atomic import check_folder_target
     from refuge_map.limits import check_run
-    from refuge_map.simulation import load_scenario, simulate, write_run
+    from refuge_map.simulation import load_scenario, replicate, write_run
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
-    scenario = load_scenario(scenario_file)
+    scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)
     check_folder_target(out)
@@ -81,7 +90,7 @@ def run_command(
         check_run(scenario, source=str(scenario_file))
     try:
         with _progress_bar(scenario) as progress:
-            run = simulate(scenario, seed, progress=progress)
+            run = replicate(scenario, seed, progress=progress)
     except GeoError as err:
         raise RefugeError(str(err), source=str(scenario_file)) from None
     written = write_run(run, out)
@@ -92,6 +101,23 @@ def run_command(
     for table in report_tables(run.summary):
         shown.print(table)
     shown.print(f"wrote {len(written)} files to {out}")
+
+
+def with_replications(scenario: Scenario, replications: int | None) -> Scenario:
+    """The scenario with `replications` runs (None: as it is).
+
+    Raises
+    ------
+    RefugeError
+        If `replications` is not a positive integer.
+    """
+    from refuge_map.simulation.scenario import Scenario
+
+    if replications is None:
+        return scenario
+    if replications < 1:
+        raise RefugeError("must be a positive integer", source="--replications", value=replications)
+    return Scenario.model_validate(scenario.model_dump() | {"replications": replications})
 
 
 @scenario_app.command("schema")

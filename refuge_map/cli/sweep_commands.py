@@ -198,3 +198,70 @@ def coverage_command(
         f"{len(reached):,} cells of {cell_m:g} m; mean P(reaches asylum alive) "
         f"{reached.mean():.3f}; slowest way {field.time_h.max():.1f} h"
     )
+
+
+@app.command("sensitivity")
+def sensitivity_command(
+    scenario_file: Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).")],
+    out: Annotated[Path, typer.Option("--out", help="Output folder.")],
+    method: Annotated[
+        str, typer.Option("--method", help="morris (screening) or sobol (indices).")
+    ] = "morris",
+    size: Annotated[
+        int,
+        typer.Option("--size", help="Morris trajectories, or Sobol base samples (a power of two)."),
+    ] = 10,
+    levels: Annotated[int, typer.Option("--levels", help="Morris grid levels.")] = 4,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
+        ),
+    ] = None,
+    cluster: Annotated[
+        str | None,
+        typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
+    ] = None,
+    serial: Annotated[
+        bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
+    ] = False,
+    resume: Annotated[
+        bool, typer.Option("--resume", help="Finish a run a crash or a kill interrupted.")
+    ] = False,
+) -> None:
+    """Vary every assumption of a scenario over its range (Morris; Sobol on request) on the
+    sweep backend; write which assumptions move which outcomes (table and plot)."""
+    from rich.table import Table
+
+    from refuge_map.errors import RefugeError
+    from refuge_map.simulation.scenario import load_scenario
+    from refuge_map.sweep import open_backend
+    from refuge_map.sweep.sensitivity import run_sensitivity
+
+    if method not in ("morris", "sobol"):
+        raise RefugeError("must be morris or sobol", source="--method", value=method)
+    if size < 1 or levels < 2:
+        raise RefugeError("need --size >= 1 and --levels >= 2", source="--size", value=size)
+    scenario = load_scenario(scenario_file)
+    backend = open_backend(workers=workers, cluster=cluster, serial_run=serial)
+    with _progress_bar() as progress:
+        result = run_sensitivity(
+            scenario,
+            out,
+            backend=backend,
+            method=method,  # type: ignore[arg-type]
+            size=size,
+            levels=levels,
+            resume=resume,
+            progress=progress,
+            announce=_announce,
+        )
+    table = Table(title=f"Most influential assumptions of {scenario.name} ({method})")
+    table.add_column("parameter")
+    table.add_column("influence (mean over outcomes, 1 = the largest)", justify="right")
+    for name, share in result.ranking.items():
+        table.add_row(str(name), f"{share:.3f}")
+    shown = console()
+    shown.print(table)
+    for path in result.files:
+        shown.print(f"wrote {path}")

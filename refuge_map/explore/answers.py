@@ -7,6 +7,7 @@ simulation), none is repeated here or in the page.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import Any
@@ -18,6 +19,8 @@ from geo import BOUGH_OPINIONS
 from geo.asylum import KIND_CITATIONS
 from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.law import DISPUTES, Case, rulings_across_opinions
+from refuge_map.render._html import cited
+from refuge_map.render.network_map import DECIMALS, background, city_popup
 from refuge_map.simulation import Scenario, scenario_network, scenario_schema, simulate
 
 #: At most this many manslayers in one flight request (each is a replication).
@@ -65,13 +68,16 @@ def zones(settings: dict[str, Any]) -> dict[str, Any]:
     network = scenario_network(chosen)
     active = bool(network.active(chosen.year))  # all six or none (Mishnah Makkot 2:4)
     layers = network.layers()
-    cities = layers["sites"].assign(active=active)
+    popups = [city_popup(network, str(city), row) for city, row in network.cities.iterrows()]
+    cities = layers["sites"].assign(active=active, popup=popups)
     zone_frame = layers["zones"].assign(active=active)
     return {
         "protects": active,
         "rule": "" if active else KIND_CITATIONS["inactive"],
         "options": {k: _plain(v) for k, v in network.options.items()},
-        "cities": _geojson(cities[["name", "side", "modern_identification", "active", "geometry"]]),
+        "cities": _geojson(
+            cities[["name", "side", "modern_identification", "active", "popup", "geometry"]]
+        ),
         "zones": _geojson(zone_frame[["name", "techum", "breadth_m", "active", "geometry"]]),
         "roads": _geojson(layers["roads"][["name", "geometry"]]),
     }
@@ -95,16 +101,26 @@ def where(
         "city": str(network.cities.iloc[city]["name"]) if city >= 0 else None,
         "zone": kind,
         "rule": KIND_CITATIONS.get(kind, ""),
+        "rule_html": cited(KIND_CITATIONS.get(kind, "")) or "",
+        "city_popup": city_popup(
+            network, str(network.cities.index[city]), network.cities.iloc[city]
+        )
+        if city >= 0
+        else None,
     }
     if bough is not None:
         opinion = str(network.options["bough_opinion"])
-        answer["tree"] = {"opinion": opinion, "rule": BOUGH_OPINIONS[opinion]}
+        rule = BOUGH_OPINIONS[opinion]
+        answer["tree"] = {"opinion": opinion, "rule": rule, "rule_html": cited(rule) or ""}
     return answer
 
 
 def judge_case(facts: dict[str, Any]) -> dict[str, Any]:
     """The case's verdict under every combination of the disputes that bear on it
-    (`refuge_map.law.rulings_across_opinions`), each with its trace and citations."""
+    (`refuge_map.law.rulings_across_opinions`), each with its trace and citations (linked to
+    Sefaria); for an undetermined verdict, the facts it asks and the verdict under each answer.
+    ``by_dispute`` puts each bearing dispute's sages side by side, the others at their
+    defaults."""
     case = Case.model_validate(facts)
     rulings = []
     for chosen, ruling in rulings_across_opinions(case):
@@ -113,11 +129,32 @@ def judge_case(facts: dict[str, Any]) -> dict[str, Any]:
                 "opinions": chosen,
                 "verdict": ruling.verdict,
                 "reason": ruling.reason,
-                "trace": [step.model_dump(mode="json") for step in ruling.trace],
+                "asks": list(ruling.asks),
+                "alternatives": [alt.model_dump(mode="json") for alt in ruling.alternatives],
+                "trace": [
+                    {**step.model_dump(mode="json"), "citation_html": cited(step.citation) or ""}
+                    for step in ruling.trace
+                ],
                 "citations": sorted({step.citation for step in ruling.trace if step.citation}),
             }
         )
-    return {"rulings": rulings}
+    return {"rulings": rulings, "by_dispute": _side_by_side(rulings)}
+
+
+def _side_by_side(rulings: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Per bearing dispute: each sage's ruling with every other dispute at its default (the
+    rulings come defaults first, so the first match is that one)."""
+    keys = rulings[0]["opinions"] if rulings else {}
+    defaults = {key: DISPUTES[key].default for key in keys}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key in keys:
+        out[key] = []
+        for sage in DISPUTES[key].sages:
+            wanted = {**defaults, key: sage}
+            ruling = next(r for r in rulings if r["opinions"] == wanted)
+            holds = DISPUTES[key].holds.get(sage, "")
+            out[key].append({"sage": sage, "holds": holds, **ruling})
+    return out
 
 
 def flight(
@@ -175,6 +212,26 @@ def coverage(settings: dict[str, Any], cell_m: float) -> dict[str, Any]:
             [ring.tolist(), _number(p), _number(h)]
             for ring, p, h in zip(corners, cells["p_asylum"], cells["time_h"], strict=True)
         ],
+    }
+
+
+@functools.cache
+def background_layers() -> dict[str, Any]:
+    """The land and sea of the HTML map (`refuge_map.render.network_map.background`): each
+    layer's shapes as GeoJSON features carrying their Leaflet style, popup and tooltip."""
+    network = scenario_network(scenario({}))
+    return {
+        name: [
+            {
+                "type": "Feature",
+                "geometry": json.loads(
+                    shapely.to_geojson(shapely.transform(geometry, lambda xy: xy.round(DECIMALS)))
+                ),
+                "properties": {"style": path_style, "popup": popup, "tooltip": tooltip},
+            }
+            for geometry, path_style, popup, tooltip in shapes
+        ]
+        for name, shapes in background(network).items()
     }
 
 

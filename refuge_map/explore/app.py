@@ -147,13 +147,20 @@ async def schema(request: Request) -> Response:
     return JSONResponse(await asyncio.to_thread(answers.schema))
 
 
+async def background(request: Request) -> Response:
+    """The land and sea under every map (the HTML map's own shapes)."""
+    return JSONResponse(await asyncio.to_thread(answers.background_layers))
+
+
 def create_app() -> Starlette:
-    """The explorer's app: the page, its pinned assets, the schema and five questions."""
+    """The explorer's app: the page, its pinned assets, the schema, the background and five
+    questions."""
     routes = [
         Route("/", page_file),
         Route("/static/{name}", page_file),
         Route("/assets/{path:path}", asset_file),
         Route("/api/schema", schema),
+        Route("/api/background", background),
         *(
             Route(f"/api/{name}", api(answer), methods=["POST"])
             for name, answer in [

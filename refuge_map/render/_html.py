@@ -18,6 +18,7 @@ _SCRIPT_ESCAPES = (
     ("\u2028", "\\u2028"),
     ("\u2029", "\\u2029"),
 )
+_JINJA_OPENING = re.compile(r"\{(?=[{%#])")
 
 
 class Html(str):
@@ -110,18 +111,22 @@ def popup_table(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = 
 
 
 def popup_parts(title: str, rows: Iterable[tuple[str, Any]], *, title_he: Any = None) -> list[str]:
-    """`popup_table` in pieces that join to it: the opening with the title, one piece per row,
-    the closing. Many popups share pieces (a rule, a citation), so a layer can store each once.
+    """`popup_table` in pieces that join to it: the opening with the title and the first label,
+    then each value followed by the markup between it and the next label, the closing last.
+    Many popups share every piece but their values (a label, a rule, a citation), so a layer
+    stores each distinct piece once and a popup as a list of indices.
     """
     head = f"<b>{esc(title)}</b>"
     if not is_missing(title_he):
         head += f' <span dir="rtl" lang="he">{esc(title_he)}</span>'
-    cells = [
-        f"<tr><th>{esc(label)}</th><td>{value if isinstance(value, Html) else esc(value)}</td></tr>"
-        for label, value in rows
-        if not is_missing(value)
-    ]
-    return [f'<div class="refuge-popup">{head}<table>', *cells, "</table></div>"]
+    parts = [f'<div class="refuge-popup">{head}<table>']
+    for label, value in rows:
+        if is_missing(value):
+            continue
+        parts[-1] += f"<tr><th>{esc(label)}</th><td>"
+        parts += [value if isinstance(value, Html) else esc(value), "</td></tr>"]
+    parts[-1] += "</table></div>"
+    return parts
 
 
 def hours(seconds: float) -> str:
@@ -148,10 +153,13 @@ def script_json(value: Any) -> str:
     """`value` as compact JSON that is safe inside a ``<script>`` element.
 
     Nothing in it can end the script or open a comment (``</`` and ``<!`` become ``\\u003c/``
-    and ``\\u003c!``), and the line separators U+2028 and U+2029 are escaped; there are no
+    and ``\\u003c!``), nor can it open a Jinja tag (folium renders it through Jinja), and the
+    line separators U+2028 and U+2029 are escaped; there are no
     spaces after separators: a run's map carries hundreds of thousands of numbers.
     """
     text = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     for raw, escaped in _SCRIPT_ESCAPES:
         text = text.replace(raw, escaped)
-    return text
+    # branca reads a rendered script as a Jinja template again: no "{{", "{%" or "{#" may
+    # remain (they occur only inside strings, where "\u007b" is the same character).
+    return _JINJA_OPENING.sub(r"\\u007b", text)

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 from folium.elements import JSCSSMixin
 from folium.map import Layer
 from jinja2 import Template
+from numpy.typing import NDArray
 
 from refuge_map.render._html import script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
@@ -17,21 +21,37 @@ from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 BASE_MS = 86_400_000
 
 
+class Track(NamedTuple):
+    """One agent's line on the slider."""
+
+    incident: int
+    role: str
+    lonlat: NDArray[np.float64]  # (n, 2) degrees
+    times_ms: NDArray[np.int64]  # (n,) from `slider_times`
+    popup: Sequence[str]  # `popup_parts`, escaped
+    tooltip: str  # escaped
+
+
 class TimeSlider(JSCSSMixin, Layer):
     """Timestamped tracks on a time slider with play, step and speed controls, and a picker of
     the incidents to follow.
 
-    Each feature is a LineString whose ``properties`` hold ``times`` (from `slider_times`:
-    counted from its incident's killing, so that every incident starts at 0), ``incident``,
-    ``role`` (a key of `styles`), ``popup`` and ``tooltip`` (escaped HTML). The slider shows the
-    time since the killing ("3 h 05 min after the killing"); the page opens on the tracks of
-    `followed` and the picker shows any one incident (or all of them). The data is written as
-    compact JSON.
+    Each `Track` is one agent's line with its times (from `slider_times`: counted from its
+    incident's killing, so that every incident starts at 0). The slider shows the time since
+    the killing ("3 h 05 min after the killing"); the page opens on the tracks of `followed` and
+    the picker shows any one incident (or all of them).
+
+    A thousand incidents are tens of thousands of points, so the page carries them compactly
+    and rebuilds the GeoJSON features itself: coordinates in 1e-5 degrees (about 1 m) as the
+    changes of each step from the step before (a steady walk along a road repeats its step),
+    times in the run's time unit as the differences from the time before, both written in the
+    Encoded Polyline Algorithm Format (`encode_deltas`); every distinct popup piece once
+    (`refuge_map.render._html.popup_parts`).
 
     Parameters
     ----------
-    features
-        The GeoJSON features.
+    tracks
+        One `Track` per agent.
     styles
         Per role: ``style`` (the line) and ``head`` (the circle marking its last position).
     period
@@ -59,7 +79,41 @@ class TimeSlider(JSCSSMixin, Layer):
                     " min after the killing";
             }
         }))({{ this.control_options|tojson }}));
-        var {{ this.get_name() }} = (function (map, data, styles, followed) {
+        var {{ this.get_name() }} = (function (map, packed, styles, followed) {
+            function decode(text) {  /* the Encoded Polyline Algorithm Format, summed */
+                var out = [], value = 0, i = 0;
+                while (i < text.length) {
+                    var chunk, scale = 1, zigzag = 0;
+                    do {
+                        chunk = text.charCodeAt(i++) - 63;
+                        zigzag += (chunk & 31) * scale;
+                        scale *= 32;
+                    } while (chunk >= 32);
+                    value += zigzag % 2 ? -(zigzag + 1) / 2 : zigzag / 2;
+                    out.push(value);
+                }
+                return out;
+            }
+            var data = {type: "FeatureCollection", features: packed.tracks.map(function (t) {
+                var steps = decode(t[4]), ticks = decode(t[5]), coordinates = [];
+                var lat = 0, lon = 0;
+                for (var k = 0; k < steps.length; k += 2) {  /* steps to positions */
+                    lat += steps[k];
+                    lon += steps[k + 1];
+                    coordinates.push([lon / 1e5, lat / 1e5]);
+                }
+                return {type: "Feature", geometry: {type: "LineString", coordinates: coordinates},
+                        properties: {
+                            incident: t[0], role: packed.roles[t[1]],
+                            popup: t[2].map(function (i) { return packed.texts[i]; }).join(""),
+                            tooltip: packed.texts[t[3]],
+                            times: ticks.map(function (n) {
+                                return {{ this.base_ms }} + n * packed.unit_ms;
+                            })
+                        }
+                };
+            })
+            };
             var tracks = L.geoJson(null, {
                 pointToLayer: function (feature, latlng) {
                     return L.circleMarker(latlng, styles[feature.properties.role].head);
@@ -109,7 +163,7 @@ class TimeSlider(JSCSSMixin, Layer):
             };
             picker.addTo(map);
             return layer;
-        })({{ this._parent.get_name() }}, {{ this.data }}, {{ this.styles }},
+        })({{ this._parent.get_name() }}, {{ this.packed }}, {{ this.styles }},
            {{ this.followed }});
         {% endmacro %}
         """
@@ -119,7 +173,7 @@ class TimeSlider(JSCSSMixin, Layer):
 
     def __init__(
         self,
-        features: list[dict[str, Any]],
+        tracks: list[Track],
         *,
         styles: dict[str, dict[str, Any]],
         period: str,
@@ -128,10 +182,10 @@ class TimeSlider(JSCSSMixin, Layer):
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=True)
         self._name = "TimeSlider"
-        self.data = script_json({"type": "FeatureCollection", "features": features})
+        self.packed = script_json(_pack(tracks))
         self.styles = script_json(styles)
         self.followed = script_json(followed)
-        self.times = sorted({t for f in features for t in f["properties"]["times"]})
+        self.times = sorted({int(t) for track in tracks for t in track.times_ms})
         self.base_ms = BASE_MS
         self.period = period
         self.control_options = {
@@ -148,3 +202,43 @@ def slider_times(times: pd.Series, *, origin: pd.Series | pd.Timestamp) -> list[
     """Times as the slider counts them: milliseconds after `origin` (each row's killing),
     plus one day."""
     return (BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()
+
+
+def _pack(tracks: Sequence[Track]) -> dict[str, Any]:
+    """The tracks as the page's script reads them (see `TimeSlider`): roles and texts once,
+    then per track its incident, role, popup pieces, tooltip, coordinates and times."""
+    texts: dict[str, int] = {}
+    roles: dict[str, int] = {}
+    ticks = [t - BASE_MS for track in tracks for t in track.times_ms.tolist()]
+    unit_ms = math.gcd(*ticks) or 1
+    rows = []
+    for track in tracks:
+        latlon = np.round(np.asarray(track.lonlat)[:, ::-1] * 1e5).astype(np.int64)
+        rows.append(
+            [
+                int(track.incident),
+                roles.setdefault(track.role, len(roles)),
+                [texts.setdefault(t, len(texts)) for t in track.popup],
+                texts.setdefault(track.tooltip, len(texts)),
+                encode_deltas(np.diff(latlon, axis=0, prepend=np.zeros((1, 2), np.int64)).ravel()),
+                encode_deltas((np.asarray(track.times_ms) - BASE_MS) // unit_ms),
+            ]
+        )
+    return {"roles": list(roles), "texts": list(texts), "unit_ms": unit_ms, "tracks": rows}
+
+
+def encode_deltas(values: NDArray[np.int64]) -> str:
+    """Whole numbers as the differences from the previous one (the first from 0), written in
+    the Encoded Polyline Algorithm Format (Google): each difference zigzagged to a natural
+    number, in 5-bit groups, low first, each a character from ``?`` (63) on, ``+32`` for a
+    group that has more to follow. Small steps take one or two characters."""
+    steps = np.diff(np.asarray(values, dtype=np.int64), prepend=0)
+    zigzag = np.where(steps < 0, -2 * steps - 1, 2 * steps)
+    groups = np.ones(len(zigzag), dtype=np.int64)
+    while (rest := zigzag >> (5 * groups)).any():
+        groups += rest > 0
+    width = int(groups.max(initial=1))
+    place = np.arange(width)
+    chunks = (zigzag[:, None] >> (5 * place)) & 31
+    chunks += 63 + 32 * (place < groups[:, None] - 1)
+    return chunks[place < groups[:, None]].astype(np.uint8).tobytes().decode("ascii")

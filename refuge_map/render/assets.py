@@ -89,6 +89,11 @@ _SCRIPT = re.compile(r'<script src="([^"]*)"></script>')
 _STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)"\s*/?>')
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)""")
 _FONT_TYPES = {".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf"}
+#: One ``src`` of a ``@font-face``: a declaration, or one entry of its comma-separated list.
+_FONT_SOURCE = re.compile(r"""(src:\s*|,\s*)url\(([^)]*)\)(\s*format\((['"]?)([\w-]+)\4\))?""")
+#: The font formats every browser that runs the map reads; a page inlines only these (the
+#: legacy formats of old browsers, EOT, TrueType and SVG, would weigh five times as much).
+_WEB_FONTS = frozenset({"woff", "woff2"})
 
 
 def folium_links(assets: tuple[tuple[str, Asset], ...]) -> list[tuple[str, str]]:
@@ -177,7 +182,25 @@ def _inline_css_urls(css: str, asset: Asset, node_modules: Path) -> str:
         payload = base64.b64encode(_read(target, node_modules)).decode("ascii")
         return f'url("data:{_media_type(target.path)};base64,{payload}")'
 
-    return _CSS_URL.sub(data_uri, css)
+    return _CSS_URL.sub(data_uri, _web_fonts_only(css))
+
+
+def _web_fonts_only(css: str) -> str:
+    """`css` with the ``@font-face`` sources in legacy formats left out (see `_WEB_FONTS`): a
+    declaration without a format goes if it names an ``.eot``; a list keeps its web fonts."""
+
+    def keep(match: re.Match[str]) -> str:
+        fmt = match[5]
+        legacy = (
+            fmt not in _WEB_FONTS if fmt else match[2].strip("'\" ").split("?")[0].endswith(".eot")
+        )
+        if not legacy:
+            return match[0]
+        return match[1] if match[1].startswith("src") else ""  # the list's head stays
+
+    kept = _FONT_SOURCE.sub(keep, css)
+    kept = re.sub(r"src:\s*;", "", kept)  # a declaration whose sources all went
+    return re.sub(r"src:\s*,\s*", "src: ", kept)  # a list that lost its first entries
 
 
 def _css_target(url: str, asset: Asset) -> Asset:

@@ -129,10 +129,8 @@ def _is_limit(places: gpd.GeoDataFrame) -> Any:
 def _add_network_layers(fmap: folium.Map, network: RefugeNetwork) -> list[LegendEntry]:
     """Add the network's layers, bottom to top; the legend entries of the zones they drew."""
     layers = network.layers()
-    _sea_layer(layers["hydrography_lines"]).add_to(fmap)  # the coast is a line
-    _land_layer(layers["land"]).add_to(fmap)
-    water = pd.concat([layers["hydrography_lines"], layers["hydrography_polygons"]])
-    _hydrography_layer(water).add_to(fmap)
+    for layer in _background_layers(network):
+        layer.add_to(fmap)
     zone_layers = _zone_layers(network)
     for layer, _ in zone_layers:
         layer.add_to(fmap)
@@ -155,12 +153,17 @@ def _network_legend() -> list[LegendEntry]:
     ]
 
 
+#: Decimal places of the drawn coordinates: 1e-5 degrees is about 1 m.
+DECIMALS = 5
+
+
 def _shape(
     geometry: shapely.Geometry, path_style: dict[str, Any], popup: str, tooltip: str
 ) -> folium.GeoJson:
-    """One geometry with a fixed style, an (already escaped) popup and a tooltip."""
+    """One geometry with a fixed style, an (already escaped) popup and a tooltip; coordinates
+    to `DECIMALS` places."""
     return folium.GeoJson(
-        shapely.geometry.mapping(geometry),
+        shapely.geometry.mapping(shapely.transform(geometry, lambda xy: xy.round(DECIMALS))),
         style_function=lambda _: path_style,
         popup=folium.Popup(popup, max_width=380),
         tooltip=esc(tooltip),
@@ -175,14 +178,34 @@ _COAST_BEYOND = ((35.37, 33.9), (35.84, 34.45), (35.77, 35.52), (36.0, 36.9))
 _SEA_WEST, _SEA_NORTH = 20.0, 37.0
 
 
-def _sea_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
+#: One drawn shape: its geometry (WGS84), Leaflet path style, popup and tooltip (escaped).
+Shape = tuple[shapely.Geometry, dict[str, Any], str, str]
+
+
+def background(network: RefugeNetwork) -> dict[str, list[Shape]]:
+    """The map's background, bottom to top, by layer name: the sea to the edge of the view,
+    the land by side of the Jordan, the Jordan, the lakes and the coast. The HTML map and the
+    explorer (`refuge_map.explore`) draw the same shapes."""
+    layers = network.layers()
+    water = pd.concat([layers["hydrography_lines"], layers["hydrography_polygons"]])
+    return {
+        SEA_LAYER: _sea_shapes(layers["hydrography_lines"]),  # the coast is a line
+        "The land, by side of the Jordan": _land_shapes(layers["land"]),
+        "Jordan, lakes and coast": _hydrography_shapes(water),
+    }
+
+
+#: The sea's layer: not in the layer control (it is the page's background).
+SEA_LAYER = "The Mediterranean"
+
+
+def _sea_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
     """The Mediterranean drawn to the edge of the view: the shipped coastline, closed to the
     west (and to the north along a schematic coast), so that the land is the page's background
     and does not end in a rectangle at the data's region."""
-    layer = folium.FeatureGroup(name="The Mediterranean", control=False)
     coast = hydrography.set_index("id").geometry.get("mediterranean_coast")
     if coast is None:
-        return layer
+        return []
     ring = list(coast.coords)
     if ring[0][1] < ring[-1][1]:
         ring.reverse()  # north to south
@@ -199,23 +222,22 @@ def _sea_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
     popup = popup_table(
         "Mediterranean Sea", [("coast", "Natural Earth; beyond the data: schematic")]
     )
-    _shape(shapely.Polygon(ring), path_style, popup, "Mediterranean Sea").add_to(layer)
-    return layer
+    return [(shapely.Polygon(ring), path_style, popup, "Mediterranean Sea")]
 
 
-def _land_layer(land: gpd.GeoDataFrame) -> folium.FeatureGroup:
-    layer = folium.FeatureGroup(name="The land, by side of the Jordan")
-    for side in land.itertuples(index=False):
+def _land_shapes(land: gpd.GeoDataFrame) -> list[Shape]:
+    shapes = []
+    for side in land.to_crs("EPSG:4326").itertuples(index=False):
         fill = style.LAND_COLORS.get(str(side.side), "#eeeeee")
         popup = popup_table(str(side.name), [("side", side.side)])
         path_style = {"color": fill, "weight": 0, "fillColor": fill, "fillOpacity": 0.8}
-        _shape(side.geometry, path_style, popup, str(side.name)).add_to(layer)
-    return layer
+        shapes.append((side.geometry, path_style, popup, str(side.name)))
+    return shapes
 
 
-def _hydrography_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
-    layer = folium.FeatureGroup(name="Jordan, lakes and coast")
-    for water in hydrography.itertuples(index=False):
+def _hydrography_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
+    shapes = []
+    for water in hydrography.to_crs("EPSG:4326").itertuples(index=False):
         lake = water.feature_type == "lake"
         path_style = {
             "color": style.WATER,
@@ -234,8 +256,18 @@ def _hydrography_layer(hydrography: gpd.GeoDataFrame) -> folium.FeatureGroup:
             ],
             title_he=water.hebrew_name,
         )
-        _shape(water.geometry, path_style, popup, str(water.name)).add_to(layer)
-    return layer
+        shapes.append((water.geometry, path_style, popup, str(water.name)))
+    return shapes
+
+
+def _background_layers(network: RefugeNetwork) -> list[folium.FeatureGroup]:
+    layers = []
+    for name, shapes in background(network).items():
+        layer = folium.FeatureGroup(name=name, control=name != SEA_LAYER)
+        for shape in shapes:
+            _shape(*shape).add_to(layer)
+        layers.append(layer)
+    return layers
 
 
 def _zone_layers(network: RefugeNetwork) -> list[tuple[folium.FeatureGroup, LegendEntry]]:
@@ -382,14 +414,16 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
         folium.Marker(
             [sites[city].y, sites[city].x],
             icon=icon,
-            popup=folium.Popup(_city_popup(network, str(city), row), max_width=420),
+            popup=folium.Popup(city_popup(network, str(city), row), max_width=420),
             tooltip=esc(row["name"]),
         ).add_to(layer)
     return layer
 
 
-def _city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
-    """Names, identification and its OpenBible score, alternatives, side, designation, sources."""
+def city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
+    """A city's popup (escaped HTML; `row` its row of ``network.cities``): names,
+    identification and its OpenBible score, alternatives, side, designation, sources linked to
+    Sefaria and the place to its gazetteers (Pleiades, OpenBible.info)."""
     places = network.places
     own = places[(places["city"] == city) & (places["feature_kind"] == "city_of_refuge")]
     refs = own["biblical_refs"].iloc[0] if len(own) else None

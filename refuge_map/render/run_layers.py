@@ -21,7 +21,7 @@ from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import cited, esc, popup_parts, popup_table, since_killing
 from refuge_map.render._markers import MarkerLayer
-from refuge_map.render._slider import TimeSlider, slider_times
+from refuge_map.render._slider import TimeSlider, Track, slider_times
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     TREE,
@@ -248,19 +248,19 @@ def _role_style(role: str) -> dict[str, dict[str, Any]]:
 
 def _track_features(
     tracks: gpd.GeoDataFrame, *, escorted: set[int], killed_at: pd.Series
-) -> Iterator[dict[str, Any]]:
-    """One timestamped LineString per agent (`tracks` sorted by agent and time), its times
-    counted from his incident's killing; its last point marks the agent."""
+) -> Iterator[Track]:
+    """One timestamped line per agent (`tracks` sorted by agent and time), its times counted
+    from his incident's killing; its last point marks the agent."""
     codes, agents = pd.factorize(tracks["agent_id"])
     cuts = np.flatnonzero(np.diff(codes)) + 1
-    coords = np.split(np.round(shapely.get_coordinates(tracks.geometry.to_numpy()), 5), cuts)
+    coords = np.split(shapely.get_coordinates(tracks.geometry.to_numpy()), cuts)
     origin = killed_at.reindex(tracks["incident"]).to_numpy()
     times = np.split(np.asarray(slider_times(tracks["t"], origin=origin)), cuts)
     agent_rows = _agents(tracks).loc[agents].itertuples()
     for agent, xy, ms in zip(agent_rows, coords, times, strict=True):
         escorts = agent.role == "fugitive" and int(agent.incident) in escorted
         killing = killed_at[agent.incident]
-        popup = popup_table(
+        popup = popup_parts(
             f"{agent.role} {agent.Index}",
             [
                 ("incident", agent.incident),
@@ -271,17 +271,14 @@ def _track_features(
                 ("escorts", "two disciples of the Sages walk with him" if escorts else None),
             ],
         )
-        yield {
-            "type": "Feature",
-            "geometry": {"type": "LineString", "coordinates": xy.tolist()},
-            "properties": {
-                "times": ms.tolist(),
-                "incident": int(agent.incident),
-                "role": str(agent.role),
-                "popup": popup,
-                "tooltip": esc(f"{agent.role} {agent.Index}"),
-            },
-        }
+        yield Track(
+            incident=int(agent.incident),
+            role=str(agent.role),
+            lonlat=xy,
+            times_ms=ms,
+            popup=popup,
+            tooltip=esc(f"{agent.role} {agent.Index}"),
+        )
 
 
 def _agents(tracks: pd.DataFrame) -> pd.DataFrame:

@@ -11,7 +11,8 @@ from refuge_map.simulation.events import (
 )
 from refuge_map.simulation.exile import ExileLife, live_in_exile
 from refuge_map.simulation.io import read_run, write_run
-from refuge_map.simulation.model import replication_seeds, simulate, simulate_replications
+from refuge_map.simulation.model import replicate, simulate, simulate_replications
+from refuge_map.simulation.replications import replication_seeds
 from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS, Run, make_run
 from refuge_map.simulation.scenario import Scenario, load_scenario, scenario_schema
 from refuge_map.simulation.scenario_exile import ExileOptions
@@ -39,6 +40,7 @@ __all__ = [
     "make_run",
     "network_for",
     "read_run",
+    "replicate",
     "replication_seeds",
     "run_flight",
     "scenario_network",

@@ -13,6 +13,7 @@ from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from geo.gazetteer import named_places
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation.persuasion import persuader, pleads_himself
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
     Incident,
@@ -23,7 +24,10 @@ from refuge_map.simulation.scenario import (
 from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
-STREAMS = ("incidents", "speeds", "delays", "escorts")
+#: One stream per purpose ("escorts": who persuades the avenger at the encounter).
+STREAMS = ("incidents", "speeds", "delays", "escorts", "give_up")
+HOUR_S = 3600.0
+DAY_S = 86_400.0
 
 
 @lru_cache(maxsize=8)
@@ -59,8 +63,14 @@ class World:
     fugitive_offroad: Floats
     avenger_road: Floats
     avenger_offroad: Floats
-    setout_s: Floats  # t0 plus the delay
-    deterred_if: NDArray[np.bool_]  # the escorts would persuade the avenger
+    setout_s: Floats  # when the news reaches the avenger and he sets out
+    give_up_s: Floats  # when his heart cools and he gives up (inf: never)
+    deterred_if: NDArray[np.bool_]  # the escorts (or his plea) would persuade the avenger
+    persuader: NDArray[np.int64]  # who would: `persuasion.SPEAKERS` codes
+    plea: bool  # R. Meir: he may plead his cause himself (Mishnah Makkot 2:5)
+    plea_p: float
+    fugitive_walk_s: float  # seconds on foot in each 24 hours
+    avenger_walk_s: float
     trunk: Floats  # (n, 2), NaN without a tree
     bough: Floats  # (n, 2), NaN without a tree
     at_trunk: NDArray[np.bool_]
@@ -132,6 +142,16 @@ def build_world(scenario: Scenario, seed: int) -> World:
         kin = np.tile(_resolve([scenario.avenger.start], network), (n, 1))
     fugitive, avenger = scenario.fugitive, scenario.avenger
     speeds = rngs["speeds"]
+    setout = _news_arrives(scenario, place, kin, t0, rngs["delays"])
+    escorts = scenario.escorts
+    speaker = persuader(
+        rngs["escorts"],
+        n,
+        escorts=escorts.enabled,
+        escorts_p=escorts.persuade_p,
+        plea=pleads_himself(scenario),
+        plea_p=escorts.plead_p,
+    )
     return World(
         network=network,
         graph=graph,
@@ -144,13 +164,36 @@ def build_world(scenario: Scenario, seed: int) -> World:
         fugitive_offroad=fugitive.speed_offroad_kmh.sample(speeds, n) * KMH,
         avenger_road=avenger.speed_road_kmh.sample(speeds, n) * KMH,
         avenger_offroad=avenger.speed_offroad_kmh.sample(speeds, n) * KMH,
-        setout_s=t0 + avenger.delay_h.sample(rngs["delays"], n) * 3600.0,
-        deterred_if=scenario.escorts.enabled
-        & (rngs["escorts"].uniform(size=n) < scenario.escorts.persuade_p),
+        setout_s=setout,
+        give_up_s=setout + _days_until(avenger.give_up_per_day, rngs["give_up"], n) * DAY_S,
+        deterred_if=speaker > 0,
+        persuader=speaker,
+        plea=pleads_himself(scenario),
+        plea_p=escorts.plead_p,
+        fugitive_walk_s=fugitive.walk_h_per_day * HOUR_S,
+        avenger_walk_s=avenger.walk_h_per_day * HOUR_S,
         trunk=trunk,
         bough=bough,
         at_trunk=at_trunk,
     )
+
+
+def _news_arrives(
+    scenario: Scenario, place: Floats, kin: Floats, t0: Floats, rng: np.random.Generator
+) -> Floats:
+    """When the avenger sets out: word leaves the scene after the delay and travels in a
+    straight line to the kin's home; he sets out at once, "while his heart is hot" (Deut
+    19:6)."""
+    avenger = scenario.avenger
+    news_s = np.hypot(*(kin - place).T) / (avenger.news_speed_kmh * KMH)
+    return t0 + avenger.delay_h.sample(rng, len(t0)) * HOUR_S + news_s
+
+
+def _days_until(rate_per_day: float, rng: np.random.Generator, n: int) -> Floats:
+    """Exponential days until an event of hazard `rate_per_day` (inf at rate 0)."""
+    if rate_per_day <= 0:
+        return np.full(n, np.inf)
+    return rng.standard_exponential(n) / rate_per_day
 
 
 def _resolve(places: list[Place], network: RefugeNetwork) -> Floats:

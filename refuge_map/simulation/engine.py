@@ -37,7 +37,9 @@ from refuge_map.simulation.events import (
     ROLES,
     EventLog,
 )
+from refuge_map.simulation.persuasion import CITATION, RULE
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.travel import DAY_S, walked_s
 
 Bools = NDArray[np.bool_]
 Progress = Callable[[int, int], None]
@@ -138,7 +140,8 @@ class Flight:
         One row per incident: ``outcome`` (``arrival``, ``capture``, ``horizon``), ``city``
         (where he found refuge, "" otherwise), ``heading`` (the city he ran for, or "tree"),
         ``end_s`` (time of arrival or death; NaN at the horizon), ``run_m`` (metres he ran),
-        ``deterred`` (the escorts turned his avenger back), metric ``x``/``y`` at the end.
+        ``deterred`` (the escorts turned his avenger back), ``gave_up`` (his avenger gave up
+        the pursuit, Deuteronomy 19:6), metric ``x``/``y`` at the end.
     dt_s
         The time step, seconds.
     """
@@ -192,7 +195,9 @@ _ROWS = (
     "t0_s",
     "year",
     "setout_s",
+    "give_up_s",
     "deterred_if",
+    "persuader",
     "has_tree",
     "trunk",
     "bough",
@@ -217,11 +222,12 @@ _ROWS = (
     "waiting",
     "set_out",
     "at_gate",
+    "gave_up",
     "tree_rule",
     "arrival_rule",
 )
 # the working arrays `result` reads, kept for every incident as rows leave
-_OUTCOME_ROWS = ("f_end", "city", "captured", "deterred", "fxy")
+_OUTCOME_ROWS = ("f_end", "city", "captured", "deterred", "gave_up", "fxy")
 
 
 class _Pursuit:
@@ -245,6 +251,7 @@ class _Pursuit:
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
         self.ids = np.arange(n)
         self.t0_s, self.year, self.setout_s = world.t0_s, world.year, world.setout_s
+        self.give_up_s, self.persuader = world.give_up_s, world.persuader
         self.deterred_if, self.has_tree = world.deterred_if, world.has_tree
         self.trunk, self.bough, self.at_trunk = world.trunk, world.bough, world.at_trunk
         self.fug = _Mover.at(world, world.place, world.fugitive_road, world.fugitive_offroad)
@@ -271,8 +278,9 @@ class _Pursuit:
         self.clear_until = np.full(n, -np.inf)
         self.zone_bounds = shapely.bounds(world.network.asylum.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
-        flags = (np.zeros(n, dtype=bool) for _ in range(6))
-        self.captured, self.deterred, self.in_tree, self.waiting, self.set_out, self.at_gate = flags
+        flags = [np.zeros(n, dtype=bool) for _ in range(7)]
+        (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
+        (self.set_out, self.at_gate, self.gave_up) = flags[4:]
         self.chase_always = strategy == "chase"
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
         # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
@@ -295,9 +303,11 @@ class _Pursuit:
         xy: Floats,
         city: NDArray[np.str_] | str = "",
         rule: NDArray[np.str_] | None = None,
+        cite: NDArray[np.str_] | None = None,
     ) -> None:
         """Log `kind` for the working rows where `mask` holds, at their positions in `xy` (and
-        their times, cities and rules where those are arrays over the working rows)."""
+        their times, cities, rules and citations where those are arrays over the working
+        rows)."""
         idx = mask.nonzero()[0]
         if idx.size == 0:
             return
@@ -310,6 +320,7 @@ class _Pursuit:
             step=step,
             city=city[idx] if isinstance(city, np.ndarray) else city,
             rule=None if rule is None else rule[idx],
+            citation=None if cite is None else cite[idx],
         )
 
     def step(self, step: int) -> None:
@@ -342,16 +353,23 @@ class _Pursuit:
             self.outcome[name][ids] = getattr(self, name)[rows]
         self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
-    def _elapsed(self, moving: Bools, t: float, t_prev: float, since: Floats) -> Floats:
-        """Seconds each mover walks in this step, counted from `since`."""
-        # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-        walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+    def _elapsed(
+        self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float
+    ) -> Floats:
+        """Seconds each mover walks in this step, counted from `since`, walking `walk_s` of
+        every 24 hours from then and resting the rest (`travel.walked_s`)."""
+        if walk_s >= DAY_S:  # he never rests
+            # np.minimum(np.maximum()) is np.clip without its Python-level overhead
+            walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+        else:
+            walked = walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s)
         return np.where(moving, walked, 0.0)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
         in_flight = started & (self.f_end == NEVER)
-        tau = self._elapsed(in_flight & ~self.waiting & ~self.in_tree, t, t_prev, self.t0_s)
+        moving = in_flight & ~self.waiting & ~self.in_tree
+        tau = self._elapsed(moving, t, t_prev, self.t0_s, self.world.fugitive_walk_s)
         reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
         moved = tau > 0
         self.fug.place(self.graph, moved.nonzero()[0], self.fxy)
@@ -407,13 +425,21 @@ class _Pursuit:
         return np.hypot(dx, dy).min(axis=1)
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
-        """The avenger pursues (Deuteronomy 19:6); escorts may turn him back (Makkot 2:5)."""
+        """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
+        escorts may turn him back (Makkot 2:5)."""
         self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
         pursuing = started & (self.a_end == NEVER)
         sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
         self.set_out |= sets_out
         self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
-        tau = self._elapsed(pursuing, t, t_prev, self.setout_s)
+        gives_up = pursuing & self.set_out & (self.give_up_s <= t)
+        if gives_up.any():
+            self.gave_up |= gives_up
+            self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
+            self.a_end[gives_up] = step
+            self.last_end = step
+            pursuing &= ~gives_up
+        tau = self._elapsed(pursuing, t, t_prev, self.setout_s, self.world.avenger_walk_s)
         chasing = self.chase_always | self.at_gate
         if self.chase_always:
             to_edge, to_s = self.fug.edge, self.fug.s
@@ -430,7 +456,18 @@ class _Pursuit:
         turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
         self.deterred |= turned
         self.captured |= killed
-        self._event("deterred", turned, AVENGER, t, step, self.axy)
+        # the escorts, or his own plea (Mishnah Makkot 2:5), with the rule of whoever spoke
+        speaker = self.persuader
+        self._event(
+            "deterred",
+            turned,
+            AVENGER,
+            t,
+            step,
+            self.axy,
+            rule=RULE[speaker],
+            cite=CITATION[speaker],
+        )
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
@@ -487,6 +524,7 @@ class _Pursuit:
                 "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
                 "run_m": out["run_m"],
                 "deterred": out["deterred"],
+                "gave_up": out["gave_up"],
                 "x": out["fxy"][:, 0],
                 "y": out["fxy"][:, 1],
             }
@@ -541,15 +579,17 @@ def run_flight(
     return pursuit.result(step)
 
 
-def fly(scenario: Scenario, world: World, *, progress: Progress | None = None) -> Flight:
+def fly(
+    scenario: Scenario, world: World, *, progress: Progress | None = None, record: bool = True
+) -> Flight:
     """`run_flight` with the scenario's time step, horizon, strategy, capture distance and
-    recording (a `world` built from it)."""
+    recording (none if not `record`) (a `world` built from it)."""
     return run_flight(
         world,
         dt_s=scenario.dt_s,
         horizon_s=scenario.horizon_h * 3600.0,
         strategy=scenario.avenger.strategy,
         capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps,
+        record_every=scenario.output.record_every_steps if record else None,
         progress=progress,
     )

@@ -25,6 +25,10 @@ EVENT_KINDS: dict[str, tuple[str, str]] = {
         "the blood avenger learns of the death and pursues, while his heart is hot",
         "Deuteronomy 19:6",
     ),
+    "avenger_gives_up": (
+        "his heart cools: the avenger gives up the pursuit",
+        "Deuteronomy 19:6 ('while his heart is hot')",
+    ),
     "climbs_tree": (
         "he climbs a tree at the boundary: it all follows the boughs",
         "Mishnah Makkot 2:7",
@@ -135,6 +139,35 @@ OUTCOMES = (
     "died_in_exile",
     "killed_outside_boundary",
     "in_exile_at_horizon",
+)
+#: The event kind that ends a manslayer each way (`OUTCOMES`): its rule and citation are the
+#: outcome's (the spared are sent home by the high priest's death, Mishnah Makkot 2:6).
+OUTCOME_EVENTS = {
+    "caught_in_flight": "capture",
+    "flight_unfinished": "horizon",
+    "killed_on_trial_road": "killed_on_trial_road",
+    "executed": "executed",
+    "sent_home": "sent_home",
+    "spared": "sent_home",
+    "released": "released",
+    "died_in_exile": "died_in_exile",
+    "killed_outside_boundary": "killed_outside_boundary",
+    "in_exile_at_horizon": "exile_horizon",
+}
+#: Kinds of the exile's years in the city, the rows of the residence table.
+RESIDENCE_KINDS = (
+    "returned_to_city",
+    "left_boundary",
+    "in_boundary_tree",
+    "returned_inside",
+    "killed_outside_boundary",
+    "killed_again",
+    "moved_neighbourhood",
+    "moved_city",
+    "rent_paid",
+    "released",
+    "died_in_exile",
+    "exile_horizon",
 )
 #: Agent roles; escorts walk with their fugitive (Mishnah Makkot 2:5).
 ROLES = ("fugitive", "avenger", "escort")

@@ -22,8 +22,10 @@ RUN_FILES = (
     "scenario.json",
 )
 #: The exile's tables (Simulation II), written when the run has them: one row per manslayer,
-#: the rent ledger (Mishnah Makkot 2:8) and the priests.
-EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet")
+#: the rent ledger (Mishnah Makkot 2:8), the priests and the years in the city.
+EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet", "residence.parquet")
+#: One row per replication (its seed and headline outcomes), written by `replicate`'s runs.
+REPLICATIONS_FILE = "replications.parquet"
 
 
 def write_run(run: Run, out_dir: str | Path) -> list[Path]:
@@ -32,7 +34,7 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
     ``events.parquet`` (the events table), ``trajectories.parquet`` (GeoParquet points, one row
     per agent and time), ``trajectories.gpkg`` (layer ``lines``: one LineString per agent, for
     QGIS), ``summary.json`` and ``scenario.json`` (the validated scenario, for `read_run`);
-    with an exile, `EXILE_FILES` too.
+    with an exile, `EXILE_FILES` too; with replications (`replicate`), `REPLICATIONS_FILE`.
 
     Returns
     -------
@@ -51,10 +53,11 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
             json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
         (tmp / "scenario.json").write_text(run.scenario.model_dump_json(indent=2) + "\n")
-        exile = EXILE_FILES if run.ledger is not None else ()
-        for name in exile:
+        extra = EXILE_FILES if run.ledger is not None else ()
+        extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
+        for name in extra:
             getattr(run, name.removesuffix(".parquet")).to_parquet(tmp / name, index=False)
-    return [target / name for name in (*RUN_FILES, *exile)]
+    return [target / name for name in (*RUN_FILES, *extra)]
 
 
 def read_run(out_dir: str | Path) -> Run:
@@ -78,7 +81,7 @@ def read_run(out_dir: str | Path) -> Run:
         opinions=summary["opinions"],
         **{
             name.removesuffix(".parquet"): pd.read_parquet(folder / name)
-            for name in EXILE_FILES
+            for name in (*EXILE_FILES, REPLICATIONS_FILE)
             if (folder / name).exists()
         },
     )

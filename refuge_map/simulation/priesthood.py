@@ -81,6 +81,31 @@ class Gompertz:
 DEFAULT_MORTALITY = Gompertz(alpha=round(strehler_mildvan_alpha(0.04), 4), beta=0.04)
 
 
+#: Why a term of office ends (the ``term_end`` column of `Succession.priests`).
+TERM_ENDS = ("died", "stood_down", "killed", "killed_in_error")
+
+
+@dataclass(frozen=True)
+class Interruption:
+    """Killings that end the high priest's term at once (Mishnah Makkot 2:7): he is killed in
+    error (``killed``: he dies then), or he kills in error (``killed_in_error``: he goes into
+    exile for life and never returns to office). Times in years, sorted; one per incident."""
+
+    t_y: Floats
+    why: NDArray[np.str_]
+    incident: NDArray[np.int64]
+
+    @classmethod
+    def none(cls) -> Interruption:
+        """No killing touches the high priest."""
+        return cls(np.empty(0), np.empty(0, dtype=str), np.empty(0, dtype=np.int64))
+
+    def first_in(self, start_y: float, end_y: float) -> int | None:
+        """Index of the first killing in ``[start_y, end_y)``, or None."""
+        k = int(np.searchsorted(self.t_y, start_y, side="left"))
+        return k if k < len(self.t_y) and self.t_y[k] < end_y else None
+
+
 @dataclass(frozen=True)
 class Succession:
     """The priests of a run, one row per term of office, in years on the scenario clock.
@@ -88,9 +113,11 @@ class Succession:
     Attributes
     ----------
     priests
-        ``office`` (``high_priest`` or ``war_priest``), ``appointed_y``, ``term_end_y`` (death, or
-        standing down), ``died_y``, ``stood_down``, ``age_at_appointment``. The first of each
-        office is in office at the clock's zero, appointed then for the purpose of the run.
+        ``office`` (``high_priest`` or ``war_priest``), ``appointed_y``, ``term_end_y`` (death,
+        standing down, or a killing: `TERM_ENDS`), ``term_end``, ``incident`` (the killing that
+        ended the term, -1 if none), ``died_y``, ``stood_down``, ``age_at_appointment``. The
+        first of each office is in office at the clock's zero, appointed then for the purpose of
+        the run.
     """
 
     priests: pd.DataFrame
@@ -160,18 +187,32 @@ class OfficeChain:
     step_down_per_year: float = 0.0
     first_term_years: float | None = None
 
-    def draw(self, office: str, rng: np.random.Generator, horizon_y: float) -> pd.DataFrame:
-        """The terms of office from the clock's zero until past `horizon_y`."""
+    def draw(
+        self,
+        office: str,
+        rng: np.random.Generator,
+        horizon_y: float,
+        interruption: Interruption | None = None,
+    ) -> pd.DataFrame:
+        """The terms of office from the clock's zero until past `horizon_y`; a killing of
+        `interruption` within a term ends it then (a vacancy follows, as after a death)."""
         rows, t, age = [], 0.0, rng.uniform(*self.first_age)
         rate = -math.log1p(-self.step_down_per_year) if self.step_down_per_year < 1 else math.inf
+        cut = interruption or Interruption.none()
         while t <= horizon_y:  # one pass per priest
             life = float(self.mortality.remaining_years(rng, np.array([age]))[0])
             if not rows and self.first_term_years is not None:
                 life = self.first_term_years
             down = rng.exponential(1.0 / rate) if 0 < rate < math.inf else math.inf
-            stood_down = down < life
-            end = t + min(life, down)
-            rows.append((office, t, end, t + life, stood_down, age))
+            end, died, why, incident = t + min(life, down), t + life, "died", -1
+            if down < life:
+                why = "stood_down"
+            k = cut.first_in(t, end)
+            if k is not None:  # Mishnah Makkot 2:7: killed, or into exile for life
+                end, why, incident = float(cut.t_y[k]), str(cut.why[k]), int(cut.incident[k])
+                died = end if why == "killed" else died
+            stood_down = why == "stood_down"
+            rows.append((office, t, end, why, incident, died, stood_down, age))
             gap = 0.0 if stood_down else rng.uniform(*self.vacancy_days) / DAYS_PER_YEAR
             t, age = end + gap, rng.uniform(*self.appointment_age)
         return pd.DataFrame(
@@ -180,6 +221,8 @@ class OfficeChain:
                 "office",
                 "appointed_y",
                 "term_end_y",
+                "term_end",
+                "incident",
                 "died_y",
                 "stood_down",
                 "age_at_appointment",
@@ -192,13 +235,15 @@ def draw_succession(
     war_priest: OfficeChain | None,
     rngs: tuple[np.random.Generator, np.random.Generator],
     horizon_y: float,
+    interruption: Interruption | None = None,
 ) -> Succession:
-    """The high priests (and, if asked, the priests anointed for war) until `horizon_y`.
+    """The high priests (and, if asked, the priests anointed for war) until `horizon_y`; the
+    killings of `interruption` end the high priests' terms.
 
     Each office draws from its own stream, so adding the war priest leaves the high priests as
     they were (the runs of two opinions differ only where the opinions differ).
     """
-    frames = [high_priest.draw("high_priest", rngs[0], horizon_y)]
+    frames = [high_priest.draw("high_priest", rngs[0], horizon_y, interruption)]
     if war_priest is not None:
         frames.append(war_priest.draw("war_priest", rngs[1], horizon_y))
     return Succession(pd.concat(frames, ignore_index=True))

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES
+from refuge_map.simulation.replications import DOMINANT_R2
 
 
 def _fmt(stats: dict[str, float] | None, key: str) -> str:
@@ -73,10 +74,73 @@ def _median(years: dict[str, Any] | None) -> str:
     return "-" if years is None else f"{years['p50']:.2f}"
 
 
+def assumptions_table(parameters: list[dict[str, Any]]) -> Table:
+    """The assumptions a run used (the ``parameters`` rows marked ``assumption``): name, value,
+    unit and the range a reader might try; why each is in the summary and the schema."""
+    table = Table(
+        title="Assumptions used: no source gives these (`refuge sensitivity` varies them)",
+        caption="why each: summary.json `parameters`, `refuge scenario schema`",
+        caption_justify="left",
+    )
+    for column in ("parameter", "value", "unit", "range"):
+        table.add_column(column, overflow="fold")
+    for row in parameters:
+        if row["provenance"] == "assumption":
+            low, high = row["range"]
+            table.add_row(row["name"], _value(row["value"]), row["unit"], f"{low:g}-{high:g}")
+    return table
+
+
+def _value(value: Any) -> str:
+    """A parameter's value in short: a number, ``[low, high]`` or a distribution."""
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items() if k != "dist") + f" ({value['dist']})"
+    if isinstance(value, list):
+        return "[" + ", ".join(f"{v:g}" for v in value) + "]"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def replications_table(block: dict[str, Any]) -> Table:
+    """Each headline outcome across the replications (``summary["replications"]``): mean, 95%
+    interval of the mean, and the range of the runs; shares of the incidents in percent, hours
+    and years as they are. The caption names the outcomes one draw dominates."""
+    variance = block.get("variance")
+    dominated = ", ".join(variance["dominated"]) if variance else ""
+    caption = f"the first run's seed {block['seeds'][0]}; the others spawned from it"
+    if dominated:
+        caption += (
+            f"\n{dominated}: most of the variance across runs is {variance['draw']} "
+            f"(r\u00b2 >= {DOMINANT_R2}); read these with their interval"
+        )
+    table = Table(
+        title=f"Outcomes across {block['n']} replications: mean and 95% interval",
+        caption=caption,
+        caption_justify="left",
+    )
+    for column in ("outcome", "mean", "95% interval", "runs' range"):
+        table.add_column(column, justify="left" if column == "outcome" else "right")
+    for name, stats in block["outcomes"].items():
+        if stats["mean"] is None:
+            continue
+        scale, unit = (1.0, "") if "_h_" in name or "years" in name else (100.0, "%")
+        ci = stats["ci95"]
+        table.add_row(
+            name,
+            f"{stats['mean'] * scale:.2f}{unit}",
+            "-" if ci is None else f"{ci[0] * scale:.2f}-{ci[1] * scale:.2f}{unit}",
+            f"{stats['min'] * scale:.2f}-{stats['max'] * scale:.2f}{unit}",
+        )
+    return table
+
+
 def report_tables(summary: dict[str, Any]) -> list[Table]:
-    """The tables `refuge run` and `refuge demo` print: the flight's, and the exile's when the
-    run has one."""
+    """The tables `refuge run` and `refuge demo` print: the flight's and the exile's of the
+    first run, the outcomes across the replications, and the assumptions used."""
     tables = [summary_table(summary)]
     if summary.get("exile"):
         tables.append(exile_table(summary["exile"]))
+    if summary.get("replications", {}).get("n", 1) > 1:
+        tables.append(replications_table(summary["replications"]))
+    if summary.get("parameters"):
+        tables.append(assumptions_table(summary["parameters"]))
     return tables

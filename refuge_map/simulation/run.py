@@ -13,8 +13,9 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import CITY_IDS, WGS84, to_lonlat
-from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES
+from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES, OUTCOME_EVENTS
 from refuge_map.simulation.exile import summarize_exile
+from refuge_map.simulation.provenance import parameters
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
@@ -32,6 +33,7 @@ EVENT_COLUMNS = (
     "kind",
     "t",
     "elapsed_s",
+    "since_killing_s",
     "step",
     "lon",
     "lat",
@@ -49,6 +51,7 @@ TRACK_COLUMNS = (
     "t",
     "step",
     "elapsed_s",
+    "since_killing_s",
     "in_asylum",
     "city",
     "captured",
@@ -65,22 +68,28 @@ class Run:
         What was run: ``run_id`` is ``{scenario.name}-{scenario.key}-s{seed}``.
     events
         One row per event (`EVENT_COLUMNS`): ``t`` a tz-naive datetime (the scenario's nominal
-        ``start`` plus ``elapsed_s``), ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none),
-        ``rule`` and ``citation``. Kinds: `refuge_map.simulation.events.EVENT_KINDS` and
-        ``EXILE_KINDS``.
+        ``start`` plus ``elapsed_s``, kept for the clock of MovingPandas), ``since_killing_s``
+        (the time since his killing: the clock a reader should use; NaN for a priest),
+        ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none), ``rule`` and ``citation``.
+        Kinds: `refuge_map.simulation.events.EVENT_KINDS` and ``EXILE_KINDS``.
     trajectories
         One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
         ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
     summary
-        JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``trees``
+        JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``parameters``
+        (`refuge_map.simulation.provenance.parameters`: every number with its provenance); ``trees``
         (`trees_of`) when the scenario has trees; ``exile`` with an exile.
     opinions
         The opinions and options used (cubit, techum, bough opinion, designation, year; the
         exile's under ``exile``).
-    manslayers, ledger, priests
+    manslayers, ledger, priests, residence
         Simulation II, when the scenario has an ``exile`` section (else None): one row per
-        manslayer (`refuge_map.simulation.events.EXILE_OUTCOMES`), the rent paid to the Levites
-        (Mishnah Makkot 2:8) and the succession of priests.
+        manslayer (`refuge_map.simulation.events.EXILE_OUTCOMES`, with the ``rule`` and
+        ``citation`` of his outcome), the rent paid to the Levites (Mishnah Makkot 2:8), the
+        succession of priests, and the years in the city (`ExileLife.residence`).
+    replications
+        From `refuge_map.simulation.model.replicate`: one row per replication (its ``seed``
+        and `refuge_map.simulation.replications.headline` outcomes); None for a single run.
     """
 
     scenario: Scenario
@@ -93,6 +102,8 @@ class Run:
     manslayers: pd.DataFrame | None = None
     ledger: pd.DataFrame | None = None
     priests: pd.DataFrame | None = None
+    residence: pd.DataFrame | None = None
+    replications: pd.DataFrame | None = None
 
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
@@ -150,7 +161,7 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
     """Assemble a `Run` from the end state of the flight and of the exile (Simulation II)."""
     run_id = f"{scenario.name}-{scenario.key}-s{seed}"
     events = _events(flight, life, scenario, run_id, seed)
-    tracks = _trajectories(flight, life, scenario, run_id, seed)
+    tracks = _trajectories(flight, scenario, run_id, seed)
     summary = summarize(flight.outcomes, events)
     opinions = opinions_of(scenario, flight)
     if flight.world.has_tree.any():
@@ -163,9 +174,10 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
         "scenario": scenario.name,
         "seed": seed,
         "opinions": opinions,
+        "parameters": parameters(scenario),
         **summary,
     }
-    tables = () if life is None else _tables(life, run_id, seed)
+    tables = () if life is None else _tables(life, events, run_id, seed)
     return Run(scenario, seed, run_id, events, tracks, summary, opinions, *tables)
 
 
@@ -187,15 +199,31 @@ def trees_of(world: World) -> list[dict[str, Any]]:
     ]
 
 
-def _tables(life: ExileLife, run_id: str, seed: int) -> tuple[pd.DataFrame, ...]:
-    """The exile's tables (manslayers, ledger, priests) with the run's id and seed in front."""
+def _tables(
+    life: ExileLife, events: pd.DataFrame, run_id: str, seed: int
+) -> tuple[pd.DataFrame, ...]:
+    """The exile's tables (manslayers with the rule and citation of each outcome, ledger,
+    priests, residence) with the run's id and seed in front."""
+    manslayers = life.manslayers.join(outcome_rules(life.manslayers["outcome"], events))
     tables = []
-    for frame in (life.manslayers, life.ledger, life.priests):
+    for frame in (manslayers, life.ledger, life.priests, life.residence):
         table = frame.reset_index(drop=frame.index.name is None)
         table.insert(0, "seed", seed)
         table.insert(0, "run_id", run_id)
         tables.append(table)
     return tuple(tables)
+
+
+def outcome_rules(outcome: pd.Series, events: pd.DataFrame) -> pd.DataFrame:
+    """The ``rule`` and ``citation`` of each manslayer's outcome: those of the last event of his
+    incident whose kind ends that way (`OUTCOME_EVENTS`), as the events table wrote them."""
+    kind = outcome.map(OUTCOME_EVENTS)
+    ends = events[events["incident"] >= 0].drop_duplicates(["incident", "kind"], keep="last")
+    ends = ends.set_index(["incident", "kind"])[["rule", "citation"]]
+    keys = pd.MultiIndex.from_arrays([outcome.index, kind.fillna("")])
+    found = ends.reindex(keys).fillna("")
+    found.index = outcome.index
+    return found
 
 
 def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
@@ -231,6 +259,11 @@ def _events(
             "kind": raw["kind"].astype(str),
             "t": _clock(scenario, raw["t_s"].to_numpy(float)),
             "elapsed_s": raw["t_s"].to_numpy(float),
+            "since_killing_s": np.where(
+                incident >= 0,
+                raw["t_s"].to_numpy(float) - flight.world.t0_s[np.maximum(incident, 0)],
+                np.nan,
+            ),
             "step": raw["step"].to_numpy(np.int64),
             "lon": lon,
             "lat": lat,
@@ -243,17 +276,11 @@ def _events(
     return events
 
 
-def _trajectories(
-    flight: Flight, life: ExileLife | None, scenario: Scenario, run_id: str, seed: int
-) -> gpd.GeoDataFrame:
-    tracks = flight.tracks
+def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> gpd.GeoDataFrame:
+    tracks = flight.tracks  # the flight only: the years in the city are in `Run.residence`
     codes = [np.asarray(tracks["role"], dtype=np.int64)]  # 0 fugitive, 1 avenger
     if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
         codes += [np.where(codes[0] == 0, escort, -1) for escort in (2, 3)]
-    if life is not None:  # his place at each event of the exile, without escorts
-        tracks = {k: np.concatenate([tracks[k], life.tracks[k]]) for k in tracks}
-        more = len(life.tracks["step"])
-        codes = [np.concatenate([c, np.full(more, -1 if i else 0)]) for i, c in enumerate(codes)]
     code = np.concatenate(codes)
     keep = np.flatnonzero(code >= 0)
     rows = np.tile(np.arange(len(codes[0])), len(codes))[keep]
@@ -276,6 +303,7 @@ def _trajectories(
             "t": _clock(scenario, elapsed),
             "step": step,
             "elapsed_s": elapsed.astype(float),
+            "since_killing_s": elapsed - flight.world.t0_s[incident],
             "in_asylum": city >= 0,
             "city": np.array([*CITY_IDS, ""])[city],
             "captured": tracks["captured"][rows].astype(bool),
@@ -304,6 +332,7 @@ def _block(outcomes: pd.DataFrame) -> dict[str, Any]:
         "incidents": len(outcomes),
         "outcomes": {kind: int(counts.get(kind, 0)) for kind in FLIGHT_OUTCOMES},
         "deterred": int(outcomes["deterred"].sum()),
+        "gave_up": int(outcomes["gave_up"].sum()),
         "time_to_asylum_h": _stats(outcomes["end_s"].where(arrived), 3600.0),
         "distance_run_km": _stats(outcomes["run_m"], 1000.0),
     }

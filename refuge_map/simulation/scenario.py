@@ -33,6 +33,7 @@ from geo.crs import REGION_BOUNDS_LONLAT
 from geo.gazetteer import candidate_sites, named_places
 from refuge_map._loading import load_model
 from refuge_map.opinions import DISPUTES
+from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 
 #: Mirrors `geo.CITY_IDS` (tests/test_scenario.py checks they agree); the opinions' choices come
@@ -48,6 +49,8 @@ BoughOpinion = DISPUTES["network.bough_opinion"].literal
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
 DEFAULT_START = datetime(1800, 1, 1, 6, 0)
+#: Replications when a scenario names none (see data/scenarios/README.md for why).
+REPLICATIONS = 1
 _LEFT, _BOTTOM, _RIGHT, _TOP = REGION_BOUNDS_LONLAT
 #: The largest root seed: what the int64 seed columns of runs and sweeps hold.
 MAX_SEED = 2**63 - 1
@@ -146,6 +149,10 @@ def _known_place(name: str) -> str:
     return name
 
 
+_GIVEN_PLACE = "a place the scenario gives"
+_GIVEN_TIME = "a time the scenario gives: where on the clock or timeline it asks its question"
+
+
 class Place(_Strict):
     """A place: a name (a city id, ``dan``, ``beersheba``, ``jerusalem`` or a road waypoint),
     ``[lon, lat]``, or ``{lon: .., lat: ..}`` in WGS84 degrees."""
@@ -162,10 +169,18 @@ class Place(_Strict):
         None, description="A city id, a reference point or a road waypoint id."
     )
     lon: float | None = Field(
-        None, ge=_LEFT, le=_RIGHT, description="Longitude, WGS84 degrees, within the region."
+        None,
+        ge=_LEFT,
+        le=_RIGHT,
+        description="Longitude, WGS84 degrees, within the region.",
+        json_schema_extra=setting(_GIVEN_PLACE, unit="degrees"),
     )
     lat: float | None = Field(
-        None, ge=_BOTTOM, le=_TOP, description="Latitude, WGS84 degrees, within the region."
+        None,
+        ge=_BOTTOM,
+        le=_TOP,
+        description="Latitude, WGS84 degrees, within the region.",
+        json_schema_extra=setting(_GIVEN_PLACE, unit="degrees"),
     )
 
     @model_validator(mode="before")
@@ -202,7 +217,11 @@ class Incident(_Strict):
 
     place: Place = Field(description="Where the killing happened; the manslayer flees from here.")
     time_h: float = Field(
-        0.0, ge=0.0, le=720.0, description="Hours after the nominal start when it happened."
+        0.0,
+        ge=0.0,
+        le=720.0,
+        description="Hours after the nominal start when it happened.",
+        json_schema_extra=setting(_GIVEN_TIME, unit="h"),
     )
     killer_home: Place | None = Field(
         None, description="The manslayer's home (default: the place); kept for later phases."
@@ -213,7 +232,9 @@ class Incident(_Strict):
         "(default: the place).",
     )
     year: float | None = Field(
-        None, description="Year on the designation timeline (default: the scenario's `year`)."
+        None,
+        description="Year on the designation timeline (default: the scenario's `year`).",
+        json_schema_extra=setting(_GIVEN_TIME, unit="years"),
     )
     tree: Tree | None = Field(
         None, description="The manslayer runs to this tree and climbs it instead of to a city."
@@ -230,23 +251,59 @@ class GeneratedIncidents(_Strict):
     uniform direction. Incident times are uniform over ``[0, time_spread_h]``.
     """
 
-    n: int = Field(ge=1, le=1_000_000, description="Number of incidents.")
+    n: int = Field(
+        ge=1,
+        le=1_000_000,
+        description="Number of incidents.",
+        json_schema_extra=setting("how many killings the run follows", unit="incidents"),
+    )
     where: Literal["along_roads", "uniform_land"] = Field(
         "along_roads", description="Spatial distribution of the places (see the model's doc)."
     )
     offroad_sigma_km: float = Field(
-        2.0, ge=0.0, le=50.0, description="Off-road spread for `along_roads`, km."
+        2.0,
+        ge=0.0,
+        le=50.0,
+        description="Off-road spread for `along_roads`, km.",
+        json_schema_extra=assumed(
+            "people live and work near the roads; no source gives how near",
+            unit="km",
+            low=0.5,
+            high=5.0,
+        ),
     )
     home_distance_km: DistanceKm = Field(  # type: ignore[valid-type]
         default_factory=lambda: {"dist": "uniform", "low": 0.0, "high": 10.0},
         description="Distance from the place to the kin's and the killer's homes, km.",
+        json_schema_extra=assumed(
+            "the kin live in the same or a neighbouring village (the avenger is the next of "
+            "kin, Numbers 35:19); no source gives a distance. Range of the central value.",
+            unit="km",
+            low=1.0,
+            high=20.0,
+        ),
     )
     time_spread_h: float = Field(
-        0.0, ge=0.0, le=720.0, description="Incident times are uniform over [0, this], hours."
+        0.0,
+        ge=0.0,
+        le=720.0,
+        description="Incident times are uniform over [0, this], hours.",
+        json_schema_extra=setting(_GIVEN_TIME, unit="h"),
     )
 
 
 # --------------------------------------------------------------------------- agents
+
+
+#: Bohannon (1997), "Comfortable and maximum walking speed of adults aged 20-79 years", Age and
+#: Ageing 26:15-19: comfortable 1.3-1.5 m/s (4.7-5.3 km/h), maximum 1.75-2.5 m/s (6.3-9.1 km/h).
+WALKING_SPEEDS = (
+    "Bohannon 1997 (Age and Ageing 26:15-19) measures comfortable walking at 4.7-5.3 km/h and "
+    "the fastest at 6.3-9.1 km/h"
+)
+#: ORBIS (Scheidel, Meeks and Weiland 2012, the Stanford geospatial network model of the Roman
+#: world) times foot travel on roads at 30 km a day.
+ORBIS_DAY = "ORBIS (Scheidel, Meeks and Weiland 2012) times foot travel on roads at 30 km a day"
 
 
 class Fugitive(_Strict):
@@ -256,30 +313,112 @@ class Fugitive(_Strict):
     speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
         default_factory=lambda: {"dist": "lognormal", "median": 6.0, "sigma": 0.15},
         description="Speed on the prepared roads (Deut 19:3), km/h.",
+        json_schema_extra=assumed(
+            f"he flees at a brisk walk, between the comfortable and the fastest: {WALKING_SPEEDS}",
+            unit="km/h",
+            low=4.5,
+            high=9.0,
+        ),
     )
     speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
         default_factory=lambda: {"dist": "lognormal", "median": 4.0, "sigma": 0.2},
         description="Speed across country to the nearest road, km/h.",
+        json_schema_extra=assumed(
+            "across country slower than on a prepared road (about two thirds of it)",
+            unit="km/h",
+            low=2.5,
+            high=6.0,
+        ),
+    )
+    walk_h_per_day: float = Field(
+        12.0,
+        gt=0.0,
+        le=24.0,
+        description="Hours he walks in each 24 from his setting out; he rests the rest (night).",
+        json_schema_extra=assumed(
+            f"{ORBIS_DAY}, about 6 hours at 5 km/h; one fleeing for his life walks the daylight "
+            "(10-14 hours in the land)",
+            unit="h/day",
+            low=6.0,
+            high=16.0,
+        ),
     )
 
 
 class Avenger(_Strict):
-    """The blood avenger, "while his heart is hot" (Deut 19:6)."""
+    """The blood avenger, "while his heart is hot" (Deut 19:6): he learns of the death when the
+    news reaches the kin's home, sets out at once, and may give up as his heart cools."""
 
     start: Place | None = Field(
         None, description="Where every avenger starts (default: each incident's kin home)."
     )
     delay_h: DelayH = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 2.0, "sigma": 0.5},
-        description="Hours from the killing until he learns of it and sets out.",
+        default_factory=lambda: {"dist": "lognormal", "median": 1.0, "sigma": 0.5},
+        description="Hours from the killing until word of it leaves the scene for the kin.",
+        json_schema_extra=assumed(
+            "the body is found and a messenger sent; no source gives how soon",
+            unit="h",
+            low=0.25,
+            high=6.0,
+        ),
+    )
+    news_speed_kmh: float = Field(
+        8.0,
+        gt=0.0,
+        le=40.0,
+        description="Speed of the news from the scene to the kin's home (straight line), km/h.",
+        json_schema_extra=assumed(
+            f"a runner, faster than a walker: {WALKING_SPEEDS}",
+            unit="km/h",
+            low=5.0,
+            high=12.0,
+        ),
     )
     speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
         default_factory=lambda: {"dist": "lognormal", "median": 7.0, "sigma": 0.15},
         description="Speed on the roads, km/h.",
+        json_schema_extra=assumed(
+            "he pursues 'while his heart is hot' and may overtake him 'because the way is long' "
+            f"(Deut 19:6): a little faster than the fugitive; {WALKING_SPEEDS}",
+            unit="km/h",
+            low=5.0,
+            high=9.5,
+        ),
     )
     speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
         default_factory=lambda: {"dist": "lognormal", "median": 5.0, "sigma": 0.2},
         description="Speed across country to the nearest road, km/h.",
+        json_schema_extra=assumed(
+            "across country slower than on the road (about two thirds of it)",
+            unit="km/h",
+            low=3.0,
+            high=7.0,
+        ),
+    )
+    walk_h_per_day: float = Field(
+        12.0,
+        gt=0.0,
+        le=24.0,
+        description="Hours he walks in each 24 from his setting out; he rests the rest (night).",
+        json_schema_extra=assumed(
+            f"{ORBIS_DAY}; in pursuit he walks the daylight like the fugitive",
+            unit="h/day",
+            low=6.0,
+            high=16.0,
+        ),
+    )
+    give_up_per_day: float = Field(
+        0.05,
+        ge=0.0,
+        le=10.0,
+        description="Hazard that he gives up the pursuit, per day since he set out.",
+        json_schema_extra=assumed(
+            "'while his heart is hot' (Deut 19:6): the heat passes; no source gives a rate "
+            "(0.05: half give up within two weeks)",
+            unit="1/day",
+            low=0.0,
+            high=0.5,
+        ),
     )
     strategy: Literal["chase", "intercept"] = Field(
         "chase",
@@ -288,7 +427,13 @@ class Avenger(_Strict):
         "then down the road towards him.",
     )
     capture_m: float = Field(
-        20.0, gt=0.0, le=500.0, description="He kills a fugitive within this distance, metres."
+        20.0,
+        gt=0.0,
+        le=500.0,
+        description="He kills a fugitive within this distance, metres.",
+        json_schema_extra=assumed(
+            "within a stone's throw or a weapon's reach of him", unit="m", low=5.0, high=50.0
+        ),
     )
 
 
@@ -297,7 +442,30 @@ class Escorts(_Strict):
 
     enabled: bool = Field(False, description="Whether the court gives him the two escorts.")
     persuade_p: float = Field(
-        0.5, ge=0.0, le=1.0, description="Chance that they persuade the avenger to desist."
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="Chance that they persuade the avenger to desist when he reaches him.",
+        json_schema_extra=assumed(
+            "Mishnah Makkot 2:5 says they speak to him, not how often he listens",
+            unit="probability",
+            low=0.1,
+            high=0.9,
+        ),
+    )
+    plead_p: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Under R. Meir (exile.law.plead: meir), chance that his own plea turns the "
+        "avenger back when he reaches him, if the escorts did not (Mishnah Makkot 2:5).",
+        json_schema_extra=assumed(
+            "R. Meir lets him plead his cause himself, not how often it works; less than the "
+            "escorts, who are Sages",
+            unit="probability",
+            low=0.0,
+            high=0.6,
+        ),
     )
 
 
@@ -323,7 +491,10 @@ def _preset_or(preset: Any, other: Any, other_tag: str) -> Any:
 class DesignationStep(_Strict):
     """Cities set aside at one year of the timeline."""
 
-    year: float = Field(description="Year on the timeline's own scale.")
+    year: float = Field(
+        description="Year on the timeline's own scale.",
+        json_schema_extra=setting(_GIVEN_TIME, unit="years"),
+    )
     cities: tuple[CityId, ...] = Field(min_length=1, description="City ids designated then.")
     source: str = Field("", description="Where the text says so.")
 
@@ -339,6 +510,7 @@ class NetworkOptions(_Strict):
     ) = Field(
         DISPUTES["network.cubit"].default,
         description="The cubit: a preset name or metres (0.3-0.8).",
+        json_schema_extra=sourced(DISPUTES["network.cubit"].citation, unit="m or preset"),
     )
     techum: TechumMode = Field(
         DISPUTES["network.techum"].default,
@@ -349,6 +521,9 @@ class NetworkOptions(_Strict):
     ) = Field(
         DISPUTES["network.techum_cubits"].default,
         description="Breadth of the protecting boundary: a preset or cubits.",
+        json_schema_extra=sourced(
+            DISPUTES["network.techum_cubits"].citation, unit="cubits or preset"
+        ),
     )
     bough_opinion: BoughOpinion = Field(
         DISPUTES["network.bough_opinion"].default,
@@ -429,7 +604,10 @@ class Output(_Strict):
     """What the run records."""
 
     record_every_steps: int = Field(
-        1, ge=1, description="Record trajectories every this many steps (and at every event)."
+        1,
+        ge=1,
+        description="Record trajectories every this many steps (and at every event).",
+        json_schema_extra=setting("how much of the way the trajectories keep", unit="steps"),
     )
 
 
@@ -444,10 +622,22 @@ class Scenario(_Strict):
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", description="Short id, used in run ids.")
     description: str = Field("", description="What the scenario teaches or tests.")
     seed: int = Field(
-        0, ge=0, le=MAX_SEED, description="Root seed of all random draws (0 to 2**63 - 1)."
+        0,
+        ge=0,
+        le=MAX_SEED,
+        description="Root seed of all random draws (0 to 2**63 - 1).",
+        json_schema_extra=setting("the root of every random stream", unit="-"),
     )
     replications: int = Field(
-        1, ge=1, le=100_000, description="Runs of `simulate_replications`, seeds spawned."
+        REPLICATIONS,
+        ge=1,
+        le=100_000,
+        description="Runs of the scenario, their seeds spawned from `seed`; results give each "
+        "outcome's mean and 95% interval across them.",
+        json_schema_extra=setting(
+            "enough runs for the headline outcomes to be stable (data/scenarios/README.md)",
+            unit="runs",
+        ),
     )
     start: datetime = Field(
         DEFAULT_START,
@@ -455,11 +645,23 @@ class Scenario(_Strict):
         "calendar is nominal, not historical).",
     )
     year: float = Field(
-        20.0, description="Year on the designation timeline at which the incidents happen."
+        20.0,
+        description="Year on the designation timeline at which the incidents happen.",
+        json_schema_extra=setting(_GIVEN_TIME, unit="years"),
     )
-    dt_s: float = Field(60.0, gt=0.0, le=3600.0, description="Time step, seconds.")
+    dt_s: float = Field(
+        60.0,
+        gt=0.0,
+        le=3600.0,
+        description="Time step, seconds.",
+        json_schema_extra=setting("the resolution of the flight's clock", unit="s"),
+    )
     horizon_h: float = Field(
-        48.0, gt=0.0, le=720.0, description="How long the flight is followed, hours."
+        120.0,
+        gt=0.0,
+        le=720.0,
+        description="How long the flight is followed, hours.",
+        json_schema_extra=setting("long enough for the flights to end", unit="h"),
     )
     network: NetworkOptions = Field(default_factory=NetworkOptions)  # type: ignore[arg-type]
     generate: GeneratedIncidents | None = Field(

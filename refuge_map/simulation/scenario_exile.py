@@ -20,6 +20,7 @@ from refuge_map.simulation.priesthood import (
     Gompertz,
     OfficeChain,
 )
+from refuge_map.simulation.provenance import assumed, setting, sourced
 
 #: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
 BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
@@ -80,7 +81,14 @@ class CaseChoice(_Strict):
         None, description="A shipped case, by file name or stem: `002_lowering_cask`."
     )
     facts: Case | None = Field(None, description="Inline case facts (`refuge judge --schema`).")
-    weight: float = Field(1.0, gt=0.0, description="Relative weight when cases are drawn.")
+    weight: float = Field(
+        1.0,
+        gt=0.0,
+        description="Relative weight when cases are drawn.",
+        json_schema_extra=assumed(
+            "how common such killings were; no source counts them", unit="-", low=0.5, high=50.0
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_source(self) -> CaseChoice:
@@ -110,20 +118,47 @@ class Trial(_Strict):
     days_until_trial: Days = Field(  # type: ignore[valid-type]
         (7.0, 60.0),
         description="Days from his arrival until the court's men fetch him (at least 0.1).",
+        json_schema_extra=assumed(
+            "the court of his town sends for him (Makkot 9b-10a); no source says when. Range of "
+            "the middle of [low, high]",
+            unit="days",
+            low=3.0,
+            high=180.0,
+        ),
     )
     return_delay_days: Days = Field(  # type: ignore[valid-type]
         (0.0, 0.0),
         description="Days from the verdict until the assembly sets out to restore him to his "
         "city (Numbers 35:25), on top of the walk.",
+        json_schema_extra=assumed(
+            "no source says how soon the assembly restores him; range of the middle",
+            unit="days",
+            low=0.0,
+            high=30.0,
+        ),
     )
     strike_per_100km: float = Field(
         0.5,
         ge=0.0,
         le=100.0,
-        description="Avenger's attacks per 100 km he walks outside the refuge on the trial leg.",
+        description="Attacks per 100 km walked outside asylum on the trial leg, by the flight's "
+        "avenger while he still pursues (not one the escorts persuaded, nor one who gave up).",
+        json_schema_extra=assumed(
+            "the court's men guard him (Makkot 9b-10a); no source gives a rate",
+            unit="1/100 km",
+            low=0.0,
+            high=2.0,
+        ),
     )
     persuade_p: Probability = Field(
-        0.5, description="Chance the escorts turn an attacking avenger back (Mishnah Makkot 2:5)."
+        0.5,
+        description="Chance the escorts turn an attacking avenger back (Mishnah Makkot 2:5).",
+        json_schema_extra=assumed(
+            "Mishnah Makkot 2:5 says they speak to him, not how often he listens",
+            unit="probability",
+            low=0.1,
+            high=0.9,
+        ),
     )
 
     @model_validator(mode="after")
@@ -140,7 +175,14 @@ class Boundary(_Strict):
     """Leaving the city's Sabbath boundary (Numbers 35:26-27; Mishnah Makkot 2:7)."""
 
     leave_per_year: YearlyChance = Field(
-        0.0, description="Yearly chance that he goes out beyond the boundary (the law forbids it)."
+        0.0,
+        description="Yearly chance that he goes out beyond the boundary (the law forbids it).",
+        json_schema_extra=assumed(
+            "the law forbids it (Numbers 35:26-27); no source says how often it happened",
+            unit="1/year",
+            low=0.0,
+            high=0.1,
+        ),
     )
     opinion: BoundaryOpinion = Field(
         DISPUTES["exile.boundary.opinion"].default,
@@ -149,15 +191,35 @@ class Boundary(_Strict):
         "rules so).",
     )
     avenger_finds_p: Probability = Field(
-        0.5, description="Chance the avenger finds him each time he is out."
+        0.5,
+        description="Chance the avenger finds him each time he is out.",
+        json_schema_extra=assumed(
+            "no source says how often the avenger watches the boundary",
+            unit="probability",
+            low=0.05,
+            high=1.0,
+        ),
     )
     option_taken_p: Probability = Field(
-        0.5, description="Under R. Akiva: chance the avenger who finds him takes his option."
+        0.5,
+        description="Under R. Akiva: chance the avenger who finds him takes his option.",
+        json_schema_extra=assumed(
+            "R. Akiva makes it an option (Mishnah Makkot 2:7), not how often it is taken",
+            unit="probability",
+            low=0.1,
+            high=1.0,
+        ),
     )
     tree_share: Probability = Field(
         0.0,
         description="Share of his goings-out that are into a tree at the edge; the bough rule "
         "(network.bough_opinion) decides whether he is still inside.",
+        json_schema_extra=assumed(
+            "the Mishnah's case of the tree (Makkot 2:7), not how often it arises",
+            unit="share",
+            low=0.0,
+            high=0.5,
+        ),
     )
 
 
@@ -169,33 +231,74 @@ class Priesthood(_Strict):
         gt=0.0,
         le=1.0,
         description="Gompertz hazard per year at base_age_years (default: Sasaki & Kondo 2016).",
+        json_schema_extra=sourced(
+            "Sasaki and Kondo 2016 (Am J Phys Anthropol 159:523-533), the Strehler-Mildvan "
+            "line over 134 life tables, at beta_per_year (refuge_map.simulation.priesthood)",
+            unit="1/year",
+        ),
     )
     beta_per_year: float = Field(
-        DEFAULT_MORTALITY.beta, gt=0.0, le=0.5, description="Gompertz growth of the log hazard."
+        DEFAULT_MORTALITY.beta,
+        gt=0.0,
+        le=0.5,
+        description="Gompertz growth of the log hazard.",
+        json_schema_extra=assumed(
+            "a slope in the range of pre-modern life tables; nothing gives the priests' ages",
+            unit="1/year",
+            low=0.03,
+            high=0.07,
+        ),
     )
     base_age_years: float = Field(
         DEFAULT_MORTALITY.base_age,
         ge=0.0,
         le=60.0,
         description="The age at which the hazard is alpha_per_year, years.",
+        json_schema_extra=sourced("Sasaki and Kondo 2016 fit the level at age 15", unit="years"),
     )
     first_age_years: Ages = Field(  # type: ignore[valid-type]
-        (35.0, 65.0), description="Age of the high priest in office at the start."
+        (35.0, 65.0),
+        description="Age of the high priest in office at the start.",
+        json_schema_extra=assumed(
+            "a grown man in office; no source gives the ages. Range of the middle",
+            unit="years",
+            low=35.0,
+            high=65.0,
+        ),
     )
     first_term_years: float | None = Field(
         None,
         gt=0.0,
         le=500.0,
-        description="Pin the death of the high priest in office at the start to this year.",
+        description="Pin the death of the high priest in office at the start to this year "
+        "(a teaching setting: data/scenarios/priest_dies_early.yaml).",
+        json_schema_extra=setting(
+            "a teaching setting: the verdicts fall before, in the vacancy and after", unit="years"
+        ),
     )
     appointment_age_years: Ages = Field(  # type: ignore[valid-type]
-        (30.0, 50.0), description="Age of each successor at his appointment."
+        (30.0, 50.0),
+        description="Age of each successor at his appointment.",
+        json_schema_extra=assumed(
+            "no source gives the ages; range of the middle", unit="years", low=25.0, high=55.0
+        ),
     )
     vacancy_days: Days = Field(  # type: ignore[valid-type]
-        (0.0, 60.0), description="Days from a high priest's death to the next appointment."
+        (0.0, 60.0),
+        description="Days from a high priest's death to the next appointment.",
+        json_schema_extra=assumed(
+            "no source gives the interval; range of the middle", unit="days", low=0.0, high=90.0
+        ),
     )
     step_down_per_year: Probability = Field(
-        0.0, description="Yearly chance a high priest stands down (he still counts, 2:6)."
+        0.0,
+        description="Yearly chance a high priest stands down (he still counts, 2:6).",
+        json_schema_extra=assumed(
+            "Mishnah Makkot 2:6 knows one who stood down, not how often",
+            unit="1/year",
+            low=0.0,
+            high=0.1,
+        ),
     )
     war_priest: WarPriestOpinion = Field(
         DISPUTES["exile.priesthood.war_priest"].default,
@@ -247,16 +350,44 @@ class ExileOptions(_Strict):
         description="The succession of high priests.",
     )
     age_years: Ages = Field(  # type: ignore[valid-type]
-        (20.0, 50.0), description="The manslayer's age at the killing."
+        (20.0, 50.0),
+        description="The manslayer's age at the killing.",
+        json_schema_extra=assumed(
+            "working men (the cases are of work: Mishnah Makkot 2:1); range of the middle",
+            unit="years",
+            low=20.0,
+            high=50.0,
+        ),
     )
     kill_again_per_year: YearlyChance = Field(
-        0.0, description="Yearly chance that he kills again in error inside the city."
+        0.0,
+        description="Yearly chance that he kills again in error inside the city.",
+        json_schema_extra=assumed(
+            "Mishnah Makkot 2:7 rules on it, not how often it happens",
+            unit="1/year",
+            low=0.0,
+            high=0.02,
+        ),
     )
     levite_share: Probability = Field(
-        0.0, description="Share of manslayers who are Levites (moved city to city, 2:7)."
+        0.0,
+        description="Share of manslayers who are Levites (moved city to city, 2:7).",
+        json_schema_extra=assumed(
+            "one tribe of twelve would be about 0.08; no count is given",
+            unit="share",
+            low=0.0,
+            high=0.2,
+        ),
     )
     office_share: Probability = Field(
-        0.0, description="Share of manslayers who held an office before (Mishnah Makkot 2:8)."
+        0.0,
+        description="Share of manslayers who held an office before (Mishnah Makkot 2:8).",
+        json_schema_extra=assumed(
+            "Mishnah Makkot 2:8 rules on it, not how many held one",
+            unit="share",
+            low=0.0,
+            high=0.5,
+        ),
     )
     office: OfficeOpinion = Field(
         DISPUTES["exile.office"].default,
@@ -267,10 +398,18 @@ class ExileOptions(_Strict):
         description="Mishnah Makkot 2:8: judah (pays rent to the Levites) or meir (not).",
     )
     rent_per_year: float = Field(
-        1.0, ge=0.0, le=1000.0, description="Rent per year, nominal units (no sum is given)."
+        1.0,
+        ge=0.0,
+        le=1000.0,
+        description="Rent per year, nominal units (no sum is given).",
+        json_schema_extra=setting("a nominal unit: no sum is given", unit="units/year"),
     )
     horizon_years: float = Field(
-        80.0, gt=0.0, le=400.0, description="How long the exiles are followed, years."
+        80.0,
+        gt=0.0,
+        le=400.0,
+        description="How long the exiles are followed, years.",
+        json_schema_extra=setting("long enough for a manslayer's life", unit="years"),
     )
 
     @model_validator(mode="after")

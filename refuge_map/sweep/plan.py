@@ -75,9 +75,12 @@ def _plain(value: Any) -> Any:
 
 
 def design_points(spec: SweepSpec, lhs_seed: np.random.SeedSequence) -> list[dict[str, Any]]:
-    """Every combination of the grid axes, crossed with the Latin-hypercube samples."""
+    """Every combination of the grid axes, crossed with the Latin-hypercube samples and with
+    the explicit points."""
     grid = spec.axes.grid
     combos = [dict(zip(grid, values, strict=True)) for values in itertools.product(*grid.values())]
+    if spec.axes.points:
+        combos = [combo | point for combo in combos for point in spec.axes.points]
     lhs = spec.axes.lhs
     if not lhs:
         return combos
@@ -93,7 +96,8 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
     """Expand a sweep into its runs.
 
     The root seed spawns two streams: one for the Latin hypercube, one whose children are the
-    runs' seeds, so a run's seed depends only on the spec and its place in the plan.
+    runs' seeds, so a run's seed depends only on the spec and its place in the plan (with
+    ``common_seeds``, on its replication alone).
 
     Parameters
     ----------
@@ -117,7 +121,10 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
         for r in range(reps)
     ]
     runs = pd.DataFrame(rows, index=pd.RangeIndex(n, name="run"))
-    runs["seed"] = spawn_seeds(runs_seed, n)
+    if spec.common_seeds:  # common random numbers: replication r has one seed for all points
+        runs["seed"] = np.tile(spawn_seeds(runs_seed, reps), len(points))
+    else:
+        runs["seed"] = spawn_seeds(runs_seed, n)
     size = batch_runs or spec.batch_runs or max(MIN_BATCH_RUNS, math.ceil(n / TARGET_TASKS))
     runs["batch"] = runs.index // size
     base = spec.base

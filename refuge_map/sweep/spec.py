@@ -42,8 +42,9 @@ class Range(_Strict):
 
 class Axes(_Strict):
     """What varies: a full grid over discrete choices, crossed with a Latin hypercube over
-    continuous ranges. Axis names are dotted paths into the scenario (``escorts.enabled``,
-    ``network.bough_opinion``, ``avenger.delay_h.median``)."""
+    continuous ranges, crossed with explicit design points (a Morris or Sobol sample: `refuge
+    sensitivity`). Axis names are dotted paths into the scenario (``escorts.enabled``,
+    ``network.bough_opinion``, ``avenger.delay_h.median``, ``exile.cases.0.weight``)."""
 
     grid: dict[str, list[Any]] = Field(
         default_factory=dict, description="Axis -> the values to try (every combination)."
@@ -52,6 +53,10 @@ class Axes(_Strict):
         default_factory=dict, description="Axis -> {low, high}, sampled by a Latin hypercube."
     )
     samples: int = Field(0, ge=0, le=100_000, description="Latin-hypercube samples.")
+    points: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Explicit design points, each axis -> value (the same axes in every point).",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> Axes:
@@ -65,12 +70,19 @@ class Axes(_Strict):
         both = sorted(set(self.grid) & set(self.lhs))
         if both:
             raise ValueError(f"axis {both[0]!r} is both a grid and an lhs axis")
+        keys = list(self.points[0]) if self.points else []
+        for i, point in enumerate(self.points):
+            if list(point) != keys:
+                raise ValueError(f"points.{i} has axes {list(point)}; points.0 has {keys}")
+        twice = sorted(set(keys) & set(self.grid) | set(keys) & set(self.lhs))
+        if twice:
+            raise ValueError(f"axis {twice[0]!r} is both a point axis and a grid or lhs axis")
         return self
 
     @property
     def names(self) -> list[str]:
-        """All axis names, grid axes first, in file order."""
-        return [*self.grid, *self.lhs]
+        """All axis names, grid axes first, then lhs axes, then point axes, in file order."""
+        return [*self.grid, *self.lhs, *(self.points[0] if self.points else [])]
 
 
 class SweepSpec(_Strict):
@@ -93,6 +105,11 @@ class SweepSpec(_Strict):
     replications: int = Field(1, ge=1, le=100_000, description="Runs per design point.")
     seed: int = Field(
         0, ge=0, le=MAX_SEED, description="Root seed: every run's seed is spawned from it."
+    )
+    common_seeds: bool = Field(
+        False,
+        description="Every design point runs the same seeds (replication r's seed shared by "
+        "all points: common random numbers), so that points differ by their axes alone.",
     )
     batch_runs: int | None = Field(
         None, ge=1, le=10_000, description="Runs per task (default: about 64 tasks, >= 2 runs)."
@@ -174,6 +191,7 @@ def check_axes(spec: SweepSpec, *, source: str = "sweep") -> None:
                 _value_problem(base, name, getattr(span, end), f"axes.lhs.{name}.{end}")
                 for end in ("low", "high")
             ]
+    problems += [_point_problem(base, point, i) for i, point in enumerate(spec.axes.points)]
     found = [problem for problem in problems if problem is not None]
     if found:
         raise problems_error(found, source)
@@ -189,9 +207,12 @@ def _path_problem(base: dict[str, Any], name: str) -> Problem | None:
         )
     node: Any = base
     for depth, part in enumerate(parts):
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]  # a number indexes a list: exile.cases.0.weight
+            continue
         if not isinstance(node, dict) or part not in node:
             where = ".".join(parts[:depth]) or "the scenario"
-            known = sorted(node) if isinstance(node, dict) else []
+            known = sorted(node) if isinstance(node, dict) else list(range(len(node)))
             return (
                 f"axes.{name}",
                 f"unknown axis: {where} has no field {part!r}; known: {known}",
@@ -201,15 +222,32 @@ def _path_problem(base: dict[str, Any], name: str) -> Problem | None:
     return None
 
 
+def _point_problem(base: dict[str, Any], point: dict[str, Any], i: int) -> Problem | None:
+    """A design point the scenario refuses (every axis of it set at once)."""
+    try:
+        Scenario.model_validate(apply_axes(base, point))
+    except ValidationError as err:
+        return (
+            f"axes.points.{i}",
+            f"the scenario refuses this point: {err.errors()[0]['msg']}",
+            None,
+        )
+    return None
+
+
 def apply_axes(base: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
-    """A copy of a scenario mapping with each dotted path set to its value."""
+    """A copy of a scenario mapping with each dotted path set to its value (a number in the
+    path indexes a list: ``exile.cases.0.weight``)."""
     scenario = json.loads(json.dumps(base))
     for name, value in values.items():
         *parents, leaf = name.split(".")
         node = scenario
         for part in parents:
-            node = node[part]
-        node[leaf] = value
+            node = node[int(part)] if isinstance(node, list) else node[part]
+        if isinstance(node, list):
+            node[int(leaf)] = value
+        else:
+            node[leaf] = value
     return scenario
 
 

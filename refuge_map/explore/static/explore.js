@@ -3,6 +3,7 @@
 "use strict";
 
 var SCHEMA = null;
+var BACKGROUND = {};
 var panes = [];
 var mode = "point";
 var clicks = [];
@@ -153,6 +154,14 @@ function Pane(index) {
   this.map.attributionControl.addAttribution(
     "Places: OpenBible.info (CC BY 4.0); Pleiades (CC BY). Hydrography: Natural Earth; " +
     "© OpenStreetMap contributors (ODbL). Roads: own compilation (CC BY 4.0)");
+  this.map.createPane("background").style.zIndex = 250;  /* under the zones and roads */
+  Object.keys(BACKGROUND).forEach(function (name) {
+    L.geoJSON(BACKGROUND[name], {  /* not interactive: a click on the map is a question */
+      pane: "background",
+      interactive: false,
+      style: function (f) { return Object.assign({className: "background"}, f.properties.style); }
+    }).addTo(self.map);
+  });
   this.layers = L.layerGroup().addTo(this.map);
   this.marks = L.layerGroup().addTo(this.map);
   this.coverage = L.layerGroup().addTo(this.map);
@@ -167,6 +176,13 @@ Pane.prototype.settings = function () {
   var flight = document.getElementById("flight-form");
   if (flight.fields) { Object.assign(out, readForm(flight)); }
   return out;
+};
+
+Pane.prototype.cubitLabel = function () {
+  var cubit = this.form.querySelector("[data-field=cubit] select, [data-field=cubit] input");
+  var breadth = this.el.dataset.breadth;
+  return (cubit && cubit.value ? cubit.value.replace(/"/g, "") + " cubit" : "default cubit") +
+    (breadth ? " (boundary " + breadth + " m)" : "");
 };
 
 Pane.prototype.redraw = function () {
@@ -255,11 +271,17 @@ var flightPoints = null;
 
 function ask(pane, point, bough) {
   post("where", {settings: pane.settings(), point: point, bough: bough}).then(function (a) {
+    /* rule_html and city_popup are the server's escaped HTML, citations linked */
     var html = '<span class="' + (a.protected ? "protected" : "unprotected") + '">' +
       (a.protected ? "Protected" : "Not protected") + "</span>" +
       (a.city ? " in the zone of " + text(a.city) + " (" + text(a.zone) + ")" : "") +
-      "<br>Rule: " + text(a.rule);
-    if (a.tree) { html += "<br>Tree (" + text(a.tree.opinion) + "): " + text(a.tree.rule); }
+      (a.city ? " under the " + text(pane.cubitLabel()) : "") +
+      '<br>Rule: <span class="rule">' + a.rule_html + "</span>";
+    if (a.tree) { html += "<br>Tree (" + text(a.tree.opinion) + "): " + a.tree.rule_html; }
+    if (a.city_popup) {
+      html += '<details class="city-card"><summary>About ' + text(a.city) + "</summary>" +
+        a.city_popup + "</details>";
+    }
     showAnswer(html);
   }).catch(function (e) { showAnswer('<span class="error">' + text(e.message) + "</span>"); });
 }
@@ -301,28 +323,68 @@ function animate(pane, tracks) {
   }, 50);
 }
 
+function verdictCell(ruling) {
+  /* An undetermined verdict names the facts it asks for and the verdict under each answer. */
+  var html = '<span class="verdict verdict-' + text(ruling.verdict) + '">' +
+    text(ruling.verdict.replace("_", " ")) + "</span>";
+  if (ruling.asks.length) {
+    html += '<div class="asks">The case does not say: <b>' +
+      ruling.asks.map(text).join("</b>, <b>") + "</b>. Under each answer:</div><ul class=\"alternatives\">" +
+      ruling.alternatives.map(function (alt) {
+        return "<li>" + Object.keys(alt.facts).map(function (k) {
+          return text(k) + " = " + text(JSON.stringify(alt.facts[k]));
+        }).join(", ") + ": " + text(alt.verdict.replace("_", " ")) + "</li>";
+      }).join("") + "</ul>";
+  }
+  return html;
+}
+
+function traceList(ruling) {
+  return "<details><summary>why, with sources</summary><p>" + text(ruling.reason) + "</p><ol>" +
+    ruling.trace.map(function (s) {
+      return "<li>" + text(s.rule) + ": " + text(s.finding) + " <i>" + s.citation_html + "</i></li>";
+    }).join("") + "</ol></details>";
+}
+
 function judge() {
   var facts = readForm(document.getElementById("case-form"));
   var out = document.getElementById("verdicts");
   post("judge", {case: facts}).then(function (r) {
-    var html = '<table class="verdicts"><tr><th>opinions</th><th>verdict</th><th>why, with sources</th></tr>';
+    var html = "";
+    Object.keys(r.by_dispute).forEach(function (key) {
+      var sages = r.by_dispute[key];
+      html += '<table class="side-by-side" data-dispute="' + text(key) + '"><caption>' +
+        text(key) + ": each sage, other disputes at their defaults</caption><tr>" +
+        sages.map(function (s) {
+          return '<th data-sage="' + text(s.sage) + '">' + text(s.sage) + "<br><small>" +
+            text(s.holds) + "</small></th>";
+        }).join("") + "</tr><tr>" +
+        sages.map(function (s) {
+          return '<td data-sage="' + text(s.sage) + '">' + verdictCell(s) + traceList(s) + "</td>";
+        }).join("") + "</tr></table>";
+    });
+    if (!r.rulings[0] || !Object.keys(r.rulings[0].opinions).length) {
+      html += '<p class="single">' + verdictCell(r.rulings[0]) + traceList(r.rulings[0]) + "</p>";
+    }
+    html += '<details><summary>Every combination of the disputes (' + r.rulings.length +
+      ')</summary><table class="verdicts"><tr><th>opinions</th><th>verdict</th></tr>';
     r.rulings.forEach(function (ruling) {
       var who = Object.keys(ruling.opinions).map(function (k) {
         return text(k) + ": " + text(ruling.opinions[k]);
       }).join("<br>") || "(no dispute bears)";
-      html += "<tr><td>" + who + '</td><td class="verdict">' + text(ruling.verdict) + "</td><td>" +
-        text(ruling.reason) + "<details><summary>trace</summary><ol>" +
-        ruling.trace.map(function (s) {
-          return "<li>" + text(s.rule || s.name || "") + ": " + text(s.finding) + " <i>" +
-            text(s.citation) + "</i></li>";
-        }).join("") + "</ol></details></td></tr>";
+      html += "<tr><td>" + who + '</td><td class="verdict">' + verdictCell(ruling) +
+        traceList(ruling) + "</td></tr>";
     });
-    out.innerHTML = html + "</table>";
+    out.innerHTML = html + "</table></details>";
   }).catch(function (e) { out.innerHTML = '<span class="error">' + text(e.message) + "</span>"; });
 }
 
 function start() {
-  fetch("/api/schema").then(function (r) { return r.json(); }).then(function (schema) {
+  Promise.all(["/api/schema", "/api/background"].map(function (path) {
+    return fetch(path).then(function (r) { return r.json(); });
+  })).then(function (both) {
+    var schema = both[0];
+    BACKGROUND = both[1];
     SCHEMA = {network: schema.network, defs: schema.defs, case: schema.case};
     var flightSchema = {properties: schema.flight, required: []};
     buildForm(document.getElementById("flight-form"), flightSchema, schema.defs);

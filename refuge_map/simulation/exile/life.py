@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
 
+from geo import to_lonlat
 from refuge_map.law import judge
-from refuge_map.simulation.events import EVENT_FIELDS, EXILE_KINDS, EventLog
+from refuge_map.simulation.events import EVENT_FIELDS, EXILE_KINDS, RESIDENCE_KINDS, EventLog
 from refuge_map.simulation.exile.city import LEDGER, City
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.release import priest_deaths, succession_of
@@ -22,6 +22,7 @@ from refuge_map.simulation.scenario_exile import ExileOptions
 from refuge_map.simulation.seeds import streams
 
 if TYPE_CHECKING:
+    from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
 
 #: Spawn key of the exile's seed stream, far from the flight's streams (`_setup.STREAMS`).
@@ -38,9 +39,9 @@ class ExileLife:
     events
         The flight's event columns (incident, role, kind, ``t_s``, step, metric x/y, city, rule,
         citation); priests' deaths have incident -1.
-    tracks
-        The fugitive's position at each of his events: incident, role code 0, step, x, y, city
-        index (-1 outside asylum), captured.
+    residence
+        The years in the city, one row per event of them (`_residence`): the trajectories keep
+        the flight's timescale alone.
     manslayers
         One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life exile
         and why, years in exile, Levite, office, moves and goings-out.
@@ -54,26 +55,36 @@ class ExileLife:
     """
 
     events: pd.DataFrame
-    tracks: dict[str, NDArray[Any]]
+    residence: pd.DataFrame
     manslayers: pd.DataFrame
     ledger: pd.DataFrame
     priests: pd.DataFrame
     opinions: dict[str, Any]
 
 
-def _tracks(events: pd.DataFrame, city_ids: tuple[str, ...]) -> dict[str, NDArray[Any]]:
-    """The fugitive's position at each of his events; one row per step (the last event)."""
-    mine = events[events["role"] == "fugitive"].drop_duplicates(["incident", "step"], keep="last")
-    city = pd.Index(city_ids).get_indexer(mine["city"])
-    return {
-        "incident": mine["incident"].to_numpy(np.int64),
-        "role": np.zeros(len(mine), np.int64),
-        "step": mine["step"].to_numpy(np.int64),
-        "x": mine["x"].to_numpy(float),
-        "y": mine["y"].to_numpy(float),
-        "city": np.where(mine["inside"].to_numpy(bool), city, -1),
-        "captured": mine["captured"].to_numpy(bool),
-    }
+def _residence(events: pd.DataFrame, world: World) -> pd.DataFrame:
+    """The years in the city, one row per event of them (`RESIDENCE_KINDS`: back in the city,
+    goings-out, moves, rent, release, death, the horizon), in time order per manslayer:
+    incident, kind, city, ``years_since_killing``, where (WGS84 ``lon``/``lat``), rule,
+    citation."""
+    rows = events[(events["role"] == "fugitive") & events["kind"].isin(RESIDENCE_KINDS)]
+    incident = rows["incident"].to_numpy(np.int64)
+    lon, lat = to_lonlat(rows["x"].to_numpy(float), rows["y"].to_numpy(float))
+    frame = pd.DataFrame(
+        {
+            "incident": incident,
+            "kind": rows["kind"].to_numpy(str),
+            "city": rows["city"].to_numpy(str),
+            "years_since_killing": (rows["t_s"].to_numpy(float) - world.t0_s[incident]) / YEAR_S,
+            "lon": lon,
+            "lat": lat,
+            "rule": rows["rule"].to_numpy(str),
+            "citation": rows["citation"].to_numpy(str),
+        }
+    )
+    return frame.sort_values(["incident", "years_since_killing"], kind="stable").reset_index(
+        drop=True
+    )
 
 
 def exile_opinions(options: ExileOptions, bough_opinion: str) -> dict[str, Any]:
@@ -113,13 +124,13 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     Returns
     -------
     ExileLife
-        Events and trajectory rows on the flight's clock, one row per manslayer, the rent
+        Events on the flight's clock, the years in the city, one row per manslayer, the rent
         ledger, the priests and the opinions.
     """
     rngs, world = streams(seed, STREAMS, key=EXILE_STREAM), flight.world
     rulings = [judge(choice.case, options.law) for choice in options.cases]
     people = Manslayers.draw(flight, options, rulings, rngs)
-    succession = succession_of(options, rngs)
+    succession = succession_of(options, rngs, people.case, world.t0_s / YEAR_S)
     log = EventLog(flight.dt_s, EXILE_KINDS)
     exiles, back_y = trial(log, flight, people, options, succession, rulings, rngs["trial"])
     clock = np.full(world.n, np.nan)
@@ -145,7 +156,7 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     )
     return ExileLife(
         events=events[list(EVENT_FIELDS)],
-        tracks=_tracks(events, world.city_ids),
+        residence=_residence(events, world),
         manslayers=people.table(flight, options),
         ledger=ledger.sort_values(["incident", "from_y"], kind="stable").reset_index(drop=True),
         priests=succession.priests,

@@ -13,22 +13,41 @@ from geo import to_metric
 from geo.gazetteer import named_places
 from refuge_map.simulation.events import EventLog
 from refuge_map.simulation.exile.rules import holds, war_priest_releases
-from refuge_map.simulation.priesthood import YEAR_S, Succession, draw_succession
+from refuge_map.simulation.priesthood import YEAR_S, Interruption, Succession, draw_succession
 from refuge_map.simulation.scenario_exile import ExileOptions
 
 Floats = NDArray[np.float64]
 
 
-def succession_of(options: ExileOptions, rngs: dict[str, np.random.Generator]) -> Succession:
+def succession_of(
+    options: ExileOptions,
+    rngs: dict[str, np.random.Generator],
+    case: NDArray[np.intp],
+    killed_y: Floats,
+) -> Succession:
     """The high priests of the run, and the priests anointed for war where their death
-    releases too (Mishnah Makkot 2:6), each office from its own stream."""
+    releases too (Mishnah Makkot 2:6), each office from its own stream. A killing whose victim
+    or killer is the high priest (incident ``i`` of case ``case[i]`` at year ``killed_y[i]``)
+    ends the term of the high priest then in office (Mishnah Makkot 2:7)."""
     priesthood = options.priesthood
     return draw_succession(
         priesthood.chain(high_priest=True),
         priesthood.chain(high_priest=False) if war_priest_releases(options) else None,
         (rngs["high_priests"], rngs["war_priests"]),
         options.horizon_years,
+        interruption(options, case, killed_y),
     )
+
+
+def interruption(options: ExileOptions, case: NDArray[np.intp], killed_y: Floats) -> Interruption:
+    """The killings that end a high priest's term: he is the victim (``killed``) or the
+    killer (``killed_in_error``), in time order (Mishnah Makkot 2:7)."""
+    victim = np.array([c.case.victim.high_priest for c in options.cases])[case]
+    killer = np.array([c.case.killer.high_priest for c in options.cases])[case]
+    idx = np.flatnonzero(victim | killer)
+    idx = idx[np.argsort(killed_y[idx], kind="stable")]
+    why = np.where(victim[idx], "killed", "killed_in_error")
+    return Interruption(killed_y[idx], why, idx.astype(np.int64))
 
 
 def release_year(succession: Succession, t_y: Floats, options: ExileOptions) -> Floats:
@@ -45,8 +64,12 @@ def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) 
     temple = np.tile(np.concatenate(to_metric(lon, lat), axis=None), (len(dead), 1))
     war = holds("exile.priesthood.war_priest", options.priesthood.war_priest)
     rule = np.select(
-        [dead["office"] == "war_priest", dead["stood_down"]],
-        [f"the priest anointed for war died; {war}", "a high priest who had stood down died"],
+        [dead["office"] == "war_priest", dead["stood_down"], dead["term_end"] == "killed"],
+        [
+            f"the priest anointed for war died; {war}",
+            "a high priest who had stood down died",
+            "the high priest was killed in error: his term ends (Mishnah Makkot 2:7)",
+        ],
         "the high priest died",
     )
     for office in ("high_priest", "war_priest"):

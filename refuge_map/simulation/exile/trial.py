@@ -2,7 +2,10 @@
 
 The trial leg is computed in closed form per manslayer (numpy over incidents): the road distance
 from where he entered the refuge to the court of his own town, walked out and back at his road
-speed; an attack by the avenger lies at an exponential distance along each way.
+speed in walking days (`travel`). The avenger who may attack him is the flight's own: only if he
+still pursues (the escorts did not persuade him, his heart has not cooled: Deuteronomy 19:6),
+at an exponential distance along each way, and never where the refuge protects (Mishnah Makkot
+2:7: as the city protects, so does its boundary).
 """
 
 from __future__ import annotations
@@ -17,8 +20,10 @@ from refuge_map.law import Ruling
 from refuge_map.simulation.events import ARRIVAL, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.rules import SPARED_RULE, home_rule, spared, verdict_texts
+from refuge_map.simulation.persuasion import CITATION, RULE, persuader
 from refuge_map.simulation.priesthood import YEAR_S, Succession
 from refuge_map.simulation.scenario_exile import ExileOptions, Trial
+from refuge_map.simulation.travel import arrival_s
 
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
@@ -40,6 +45,7 @@ class Leg:
     court: tuple[Ints, Floats, Floats]
     dist_m: Floats
     speed: Floats
+    walk_s_per_day: float
 
     @classmethod
     def of(cls, world: World, start_xy: Floats) -> Leg:
@@ -49,7 +55,11 @@ class Leg:
         road = world.graph.between(start, court)
         straight = np.hypot(*(start_xy - world.killer_home).T)
         dist = np.where(np.isfinite(road), road, straight)
-        return cls(world, start, court, dist, world.fugitive_road)
+        return cls(world, start, court, dist, world.fugitive_road, world.fugitive_walk_s)
+
+    def arrival_s(self, idx: Ints, since_s: Floats, along_m: Floats) -> Floats:
+        """When those of `idx` who set out at `since_s` have walked `along_m` metres."""
+        return arrival_s(since_s, along_m / self.speed[idx], self.walk_s_per_day)
 
     def point(self, idx: Ints, along_m: Floats, *, outward: bool) -> Floats:
         """Road positions `along_m` metres from the refuge (outward) or from the court."""
@@ -64,37 +74,47 @@ class Leg:
 
 @dataclass
 class TrialLeg:
-    """The way to the court and back, with the log, the manslayers and the stream it uses."""
+    """The way to the court and back, with the log, the manslayers and the stream it uses.
+
+    `avenger_off` holds, per incident, that the flight's avenger no longer pursues: the escorts
+    persuaded him (in flight or on this road; a persuaded avenger does not come back) or he gave
+    up; he also gives up at `give_up_s` (`World.give_up_s`). Under R. Meir (`plea`) the
+    manslayer's own plea may persuade him too, with chance `plea_p` (Mishnah Makkot 2:5).
+    """
 
     log: EventLog
     people: Manslayers
     leg: Leg
     trial: Trial
     rng: np.random.Generator
+    avenger_off: Bools
+    plea: bool = False
+    plea_p: float = 0.0
 
     def _attack(
         self, idx: Ints, t_s: Floats, *, outward: bool
-    ) -> tuple[Bools, Bools, Floats, Floats]:
-        """Whether the avenger attacks on one way, whether the escorts turn him back, when,
-        where."""
-        trial, rng, leg = self.trial, self.rng, self.leg
+    ) -> tuple[Bools, NDArray[np.int64], Floats, Floats]:
+        """Whether the avenger attacks on one way, who turns him back (`SPEAKERS` codes: the
+        escorts, or under R. Meir his plea), when, where."""
+        trial, rng, leg, world = self.trial, self.rng, self.leg, self.leg.world
         rate = trial.strike_per_100km / 100_000.0
         n = len(idx)
         along = rng.standard_exponential(n) / rate if rate > 0 else np.full(n, np.inf)
-        persuaded = rng.uniform(size=n) < trial.persuade_p
-        struck = along < leg.dist_m[idx]
-        at = np.where(struck, along, 0.0)
-        return (
-            struck,
-            struck & persuaded,
-            t_s + at / leg.speed[idx],
-            leg.point(idx, at, outward=outward),
+        speaker = persuader(
+            rng, n, escorts=True, escorts_p=trial.persuade_p, plea=self.plea, plea_p=self.plea_p
         )
+        at = np.where(along < leg.dist_m[idx], along, 0.0)
+        when, where = leg.arrival_s(idx, t_s, at), leg.point(idx, at, outward=outward)
+        protected = world.network.city_xy(where[:, 0], where[:, 1], t=world.year[idx])[0] >= 0
+        pursuing = ~self.avenger_off[idx] & (when < world.give_up_s[idx])
+        struck = (along < leg.dist_m[idx]) & pursuing & ~protected
+        return struck, np.where(struck, speaker, 0), when, where
 
     def way(self, idx: Ints, t_s: Floats, *, outward: bool) -> Bools:
         """Walk one way of the trial leg (Numbers 35:25, 27; Mishnah Makkot 2:5); log attacks;
         return who survives it."""
-        struck, turned, when, where = self._attack(idx, t_s, outward=outward)
+        struck, speaker, when, where = self._attack(idx, t_s, outward=outward)
+        turned = speaker > 0
         killed = struck & ~turned
         log, people = self.log, self.people
         city = self.people.city[idx]
@@ -105,6 +125,8 @@ class TrialLeg:
             when[turned],
             where[turned],
             city=self.leg.world.city_names(city[turned]),
+            rule=RULE[speaker[turned]],
+            citation=CITATION[speaker[turned]],
         )
         log.event(
             "killed_on_trial_road",
@@ -115,6 +137,7 @@ class TrialLeg:
             city=self.leg.world.city_names(city[killed]),
         )
         people.count("deterred", idx[turned])
+        self.avenger_off[idx[turned]] = True
         people.end(idx[killed], "killed_on_trial_road", when[killed] / YEAR_S)
         return ~killed
 
@@ -133,7 +156,9 @@ def trial(
     outcomes = flight.outcomes
     arrived = np.flatnonzero(outcomes["outcome"].to_numpy() == ARRIVAL)
     leg = Leg.of(flight.world, outcomes[["x", "y"]].to_numpy(float))
-    walk = TrialLeg(log, people, leg, options.trial, rng)
+    avenger_off = outcomes["deterred"].to_numpy(bool) | outcomes["gave_up"].to_numpy(bool)
+    world = flight.world
+    walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
     fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.uniform(
         *options.trial.days_until_trial, len(arrived)
     )
@@ -141,7 +166,8 @@ def trial(
     city_names = flight.world.city_names(people.city[arrived])
     log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
     alive = walk.way(arrived, fetch_s, outward=True)
-    tried, verdict_s = arrived[alive], (fetch_s + leg.dist_m[arrived] / leg.speed[arrived])[alive]
+    tried = arrived[alive]
+    verdict_s = leg.arrival_s(arrived, fetch_s, leg.dist_m[arrived])[alive]
     court, city = flight.world.killer_home[tried], flight.world.city_names(people.city[tried])
     rule, citation = verdict_texts(rulings, people.case[tried])
     log.event(
@@ -168,7 +194,7 @@ def _sentence(
     release_y, _ = succession.release(verdict_s / YEAR_S, war_priest=options.priesthood.war_priest)
     release_y = people.sentence(idx, release_y)
     depart_s = verdict_s + DAY_S * walk.rng.uniform(*options.trial.return_delay_days, len(idx))
-    back_s = depart_s + leg.dist_m[idx] / leg.speed[idx]
+    back_s = leg.arrival_s(idx, depart_s, leg.dist_m[idx])
     freed = spared(release_y, back_s)
     court = leg.world.killer_home[idx]
     log.event(

@@ -1,0 +1,127 @@
+"""Replications: the headline outcomes of each run, and their mean and 95% interval across runs.
+
+A scenario's replications differ only in their seeds: the first is the root seed itself, the
+others are spawned from it (`replication_seeds`), so the first k runs are the same however many
+are asked for. Each outcome is given as the mean across replications with the 95% confidence
+interval of that mean (Student's t), the standard deviation and the range of the runs. Where one
+draw, the death of the high priest in office when the exiles enter (`RELEASE`), explains most of
+an outcome's variance across runs (its squared rank correlation with the outcome is at least
+`DOMINANT_R2`), the summary says so.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from refuge_map.simulation.events import EXILE_OUTCOMES
+from refuge_map.simulation.priesthood import Succession
+from refuge_map.simulation.seeds import spawn_seeds
+
+if TYPE_CHECKING:
+    from refuge_map.simulation.run import Run
+    from refuge_map.simulation.scenario import Scenario
+
+#: Share of an outcome's variance across replications explained by one draw for the summary to
+#: say that the draw dominates it.
+DOMINANT_R2 = 0.5
+#: The one draw whose influence is measured: the year of the first death that releases a
+#: manslayer who entered exile at the run's median entry (Mishnah Makkot 2:6), in years.
+RELEASE = "release_y"
+
+
+def replication_seeds(scenario: Scenario, seed: int | None = None) -> list[int]:
+    """The seeds of the scenario's replications: the root seed (`seed`, default the
+    scenario's), then ``replications - 1`` seeds spawned from it (`spawn_seeds`)."""
+    root = scenario.seed if seed is None else seed
+    return [root, *spawn_seeds(root, scenario.replications - 1)]
+
+
+def headline(run: Run) -> dict[str, float]:
+    """The outcomes of one run that the replications summarize: the share of incidents of each
+    flight outcome, deterred and given up; the median hours to asylum; with an exile, the share
+    of each exile outcome, the median years in exile (all exiles, released) and the year of the
+    releasing death (`RELEASE`)."""
+    overall = run.summary["overall"]
+    n = overall["incidents"]
+    row = {f"flight.{k}": v / n for k, v in overall["outcomes"].items()}
+    row |= {"flight.deterred": overall["deterred"] / n, "flight.gave_up": overall["gave_up"] / n}
+    time = overall["time_to_asylum_h"]
+    row["flight.median_h_to_asylum"] = math.nan if time is None else time["median"]
+    exile = run.summary.get("exile")
+    if exile:
+        later = [k for k in EXILE_OUTCOMES if k != "caught_in_flight"]  # = flight.capture
+        row |= {f"exile.{k}": exile["outcomes"][k] / n for k in later}
+        for group in ("all_exiles", "released"):
+            years = exile["years_in_exile"][group]
+            row[f"exile.median_years.{group}"] = math.nan if years is None else years["p50"]
+        row[RELEASE] = _release_y(run)
+    return row
+
+
+def _release_y(run: Run) -> float:
+    """The year of the death that releases one who entered exile at the run's median entry
+    (`Succession.release`); NaN if nobody entered, inf with no high priest in office."""
+    assert run.manslayers is not None and run.priests is not None and run.scenario.exile
+    entered = run.manslayers["entered_y"].dropna()
+    if entered.empty:
+        return math.nan
+    succession = Succession(run.priests.drop(columns=["run_id", "seed"]))
+    war_priest = run.scenario.exile.priesthood.war_priest
+    return float(succession.release(np.array([entered.median()]), war_priest=war_priest)[0][0])
+
+
+def interval(values: pd.Series) -> dict[str, Any]:
+    """Mean, 95% confidence interval of the mean (Student's t), standard deviation, range and
+    count of the finite `values`; None where there are none (the interval with one only)."""
+    x = values.dropna().to_numpy(float)
+    if x.size == 0:
+        return {"n": 0, "mean": None, "ci95": None, "sd": None, "min": None, "max": None}
+    sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
+    half = float(stats.t.ppf(0.975, x.size - 1) * sd / math.sqrt(x.size)) if x.size > 1 else None
+    mean = float(x.mean())
+    return {
+        "n": int(x.size),
+        "mean": round(mean, 4),
+        "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)],
+        "sd": None if x.size < 2 else round(sd, 4),
+        "min": round(float(x.min()), 4),
+        "max": round(float(x.max()), 4),
+    }
+
+
+def _r2(x: pd.Series, y: pd.Series) -> float | None:
+    """Squared rank (Spearman) correlation of two columns over the rows where both are
+    finite (an infinite release year ranks last)."""
+    both = pd.concat([x, y], axis=1).replace(np.inf, np.finfo(float).max).dropna()
+    if len(both) < 3 or both.iloc[:, 0].nunique() < 2 or both.iloc[:, 1].nunique() < 2:
+        return None
+    rho = both.iloc[:, 0].corr(both.iloc[:, 1], method="spearman")
+    return round(float(rho**2), 4)
+
+
+def across(table: pd.DataFrame) -> dict[str, Any]:
+    """The replications block of a summary, from one row per replication (`headline` columns
+    and ``seed``): ``n``, ``seeds``, each outcome's `interval`, and ``variance`` (the share of
+    each exile outcome's variance across runs the releasing death explains, as a squared rank
+    correlation, and which outcomes it dominates)."""
+    outcomes = [c for c in table.columns if c not in ("seed", RELEASE)]
+    block: dict[str, Any] = {
+        "n": len(table),
+        "seeds": [int(s) for s in table["seed"]],
+        "outcomes": {c: interval(table[c]) for c in outcomes},
+    }
+    if RELEASE in table:
+        r2 = {c: _r2(table[RELEASE], table[c]) for c in outcomes if c.startswith("exile.")}
+        block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan))
+        block["variance"] = {
+            "draw": "the death of the high priest in office when the exiles enter (one draw "
+            "of his life)",
+            "r2": r2,
+            "dominated": sorted(c for c, v in r2.items() if v is not None and v >= DOMINANT_R2),
+        }
+    return block

@@ -1,0 +1,76 @@
+"""Replications: each outcome's mean and 95% interval across runs (simulation/replications.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from refuge_map.simulation import Scenario, read_run, replicate, replication_seeds
+
+SMALL: dict[str, Any] = {
+    "name": "small",
+    "seed": 5,
+    "dt_s": 120,
+    "horizon_h": 12,
+    "generate": {"n": 25, "home_distance_km": {"dist": "uniform", "low": 0, "high": 2}},
+    "avenger": {"delay_h": {"dist": "fixed", "value": 0.2}},
+}
+
+
+def _scenario(replications: int) -> Scenario:
+    return Scenario.model_validate(SMALL | {"replications": replications})
+
+
+def _half_width(run: Any, outcome: str) -> float:
+    low, high = run.summary["replications"]["outcomes"][outcome]["ci95"]
+    return float(high - low) / 2
+
+
+def test_the_first_runs_are_the_same_however_many_are_asked_for() -> None:
+    few, more = replication_seeds(_scenario(3)), replication_seeds(_scenario(8))
+    assert few == more[:3]
+    assert few[0] == 5  # the first run is the root seed's
+    assert len(set(more)) == 8
+
+
+def test_intervals_shrink_as_replications_grow() -> None:
+    few, many = replicate(_scenario(3)), replicate(_scenario(24))
+    for outcome in ("flight.capture", "flight.arrival", "flight.median_h_to_asylum"):
+        assert _half_width(many, outcome) < _half_width(few, outcome) / 2, outcome
+    block = many.summary["replications"]["outcomes"]["flight.capture"]
+    assert block["ci95"][0] <= block["mean"] <= block["ci95"][1]
+    assert block["min"] <= block["mean"] <= block["max"]
+    assert len(many.replications) == 24  # one row per replication
+
+
+def test_one_replication_has_a_mean_and_no_interval() -> None:
+    run = replicate(_scenario(1))
+    block = run.summary["replications"]
+    assert block["n"] == 1 and block["outcomes"]["flight.capture"]["ci95"] is None
+
+
+def test_run_prints_the_intervals_and_writes_the_replications_deterministically(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(SMALL | {"replications": 4}))
+    first, again = tmp_path / "a", tmp_path / "b"
+    result = run_cli("run", path, "--out", first)
+    assert result.code == 0, result.err
+    assert "Outcomes across 4 replications" in result.out
+    assert "95% interval" in result.out
+    assert "Assumptions used" in result.out and "avenger.give_up_per_day" in result.out
+    assert run_cli("run", path, "--out", again).code == 0
+    for name in ("summary.json", "replications.parquet", "events.parquet"):
+        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+    back = read_run(first)
+    assert back.replications is not None
+    pd.testing.assert_series_equal(
+        back.replications["seed"], pd.Series(replication_seeds(_scenario(4)), name="seed")
+    )
+    parameters = {row["name"]: row for row in back.summary["parameters"]}
+    assert parameters["avenger.give_up_per_day"]["provenance"] == "assumption"
