@@ -36,6 +36,8 @@ UNITS: dict[str, str] = {
     "lat": "degrees north (WGS84)",
     "years": "years",
     "years_in_exile": "years",
+    "years_since_killing": "years",
+    "median_h_to_asylum": "hours",
     "age_at_appointment": "years",
     "rent": "nominal units (exile.rent_per_year a year; no sum is given)",
     "rent_total": "nominal units (exile.rent_per_year a year)",
@@ -86,7 +88,8 @@ MEANINGS: dict[str, str] = {
     "role": "fugitive, avenger or escort (Mishnah Makkot 2:5); high_priest or war_priest",
     "kind": "what happened (the event kinds below)",
     "t": "when: the scenario's start plus elapsed_s",
-    "elapsed_s": "time since the killing",
+    "elapsed_s": "time on the scenario's clock (from the first killing; t is its start plus this)",
+    "since_killing_s": "time since his own killing: the clock to read (NaN for a priest)",
     "step": "the simulation step (elapsed_s / dt_s)",
     "lon": "where, longitude",
     "lat": "where, latitude",
@@ -212,6 +215,26 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "died_y": "when he died",
         "stood_down": "he stepped down before he died",
         "age_at_appointment": "his age when he took office",
+        "term_end": "why his term ended: died, stood_down, killed or killed_in_error",
+        "incident": "the killing that ended his term (-1 if none)",
+    },
+    "residence": {
+        "kind": "an event of his years in the city: back in the city, a going-out, a move, "
+        "rent, release, death, the horizon",
+        "city": "the city he is in",
+        "years_since_killing": "when, since his killing",
+        "lon": "where he is, longitude",
+        "lat": "where he is, latitude",
+    },
+    "replications": {
+        "flight.median_h_to_asylum": "median hours to asylum of those who arrived",
+        "flight.deterred": "share of the incidents where the escorts turned the avenger away",
+        "flight.gave_up": "share of the incidents where the avenger gave up the chase",
+        "flight.*": "share of the incidents whose flight ended so (arrival, capture, horizon)",
+        "exile.median_years.*": "median years in exile (all exiles, or the released)",
+        "exile.*": "share of the incidents whose story ended so (the exile outcomes below)",
+        "release_y": "the year of the death that releases one who entered exile at the run's "
+        "median entry (Mishnah Makkot 2:6; inf with no high priest in office)",
     },
     "runs": {
         "run": "the run's index in the sweep",
@@ -295,6 +318,12 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "trees": "the trees run for (Mishnah Makkot 2:7): incident, trunk and bough [lon, "
         "lat], at_trunk",
         "exile": "Simulation II, when the scenario has an exile",
+        "parameters": "every model number with its provenance: name (its scenario path), "
+        "value, unit, provenance (source, assumption or setting), basis (the citation or the "
+        "rationale), range (an assumption's plausible low and high)",
+        "replications": "with replications: n, seeds, each outcome's mean, 95% interval of the "
+        "mean (Student's t), sd, min and max (outcomes; release_y), and variance: how much of "
+        "each exile outcome's variance the releasing death explains (r2, dominated)",
         "exile.outcomes": "manslayers by outcome (the exile outcomes below)",
         "exile.by_city": "manslayers by city and outcome",
         "exile.by_case": "manslayers by case file and outcome",

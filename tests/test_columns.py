@@ -54,13 +54,13 @@ def test_the_files_page_shows_every_column_with_its_type_and_unit(tables) -> Non
         for column, _ in table.columns:
             key, _ = described_by(table.table, column)
             assert f"`{key}`" in section, (table.file, column)
-    assert "| `elapsed_s` | float | seconds | time since the killing |" in text
+    assert "| `since_killing_s` | float | seconds | time since his own killing" in text
     assert "(undocumented)" not in text
 
 
 def test_a_new_column_or_key_lacks_a_meaning() -> None:
     assert meaning_of("events", "speed_kmh") is None
-    assert meaning_of("summary", "parameters.dt_s") is None
+    assert meaning_of("summary", "sensitivity.p_arrival") is None
     assert meaning_of("summary", "overall.outcomes.arrival") is not None
     assert meaning_of("runs", "avenger.delay_h.median") is not None  # an axis
 
