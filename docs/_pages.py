@@ -231,8 +231,9 @@ _COMMAND_NOTES = {
     "refuge run": "`refuge run SCENARIO --out DIR` writes `DIR/` whole: the tables below, "
     "`summary.json` and `scenario.json` (the validated scenario, which `read_run` reads back; "
     "its fields are those of the scenario file, `data/scenarios/README.md`). The exile's "
-    "tables (`manslayers`, `ledger`, `priests`) only when the scenario has an `exile` "
-    "section.\n",
+    "tables (`manslayers`, `ledger`, `priests`, `residence`) only when the scenario has an "
+    "`exile` section; `replications.parquet` (one row per replication) only with "
+    "replications.\n",
     "refuge layers": "`--out FILE.gpkg`: one GeoPackage with a layer each and their QGIS styles "
     "(`layer_styles`); `--out FILE.geojson`: a folder `FILE/` with `LAYER.geojson` and "
     "`LAYER.qml` for each layer (the same fields; lists are JSON text); `--out FILE.lpf.json`: "
