@@ -49,8 +49,8 @@ lint: $(DEV_STAMP)
 
 # The documentation site, offline and strict (a broken link or reference fails), into site/.
 # The tutorials execute with the small CI parameters, as in the test suite.
-docs: $(DEV_STAMP)
-	CI=1 NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+docs: $(DEV_STAMP) assets
+	CI=1 NO_MKDOCS_2_WARNING=1 JUPYTER_CONFIG_PATH=docs/_jupyter $(VENV)/bin/mkdocs build --strict --quiet
 
 test: $(DEV_STAMP) browser assets lint
 	$(VENV)/bin/pytest -n 2

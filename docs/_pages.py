@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import _outputs
+import pandas as pd  # type: ignore[import-not-found]  # docs/ is on sys.path while mkdocs runs hooks
 import typer
+
+from refuge_map.columns import described_by, unit_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,17 +153,99 @@ def cases_page() -> str:
 # --- the files --------------------------------------------------------------------------------
 
 
-def files_page() -> str:
-    """Every output file and its columns, from the column definitions the code writes."""
-    from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
+def _rows(table: _outputs.Table) -> list[tuple[str, str, str, str]]:
+    """One row per column; the keys of a JSON file grouped under the entry describing them,
+    after the entries of their parents (``overall``, then ``*.outcomes.*``)."""
+    rows: dict[str, tuple[set[str], str]] = {}
+    for column, kind in table.columns:
+        parts = column.split(".")
+        parents = [".".join(parts[:n]) for n in range(1, len(parts))]
+        for parent in parents:
+            entry = described_by(table.table, parent)
+            if entry and entry[0] == parent:
+                rows.setdefault(parent, ({"object"}, entry[1]))
+        key, text = described_by(table.table, column) or (column, "**(undocumented)**")
+        rows.setdefault(key, (set(), text))[0].update(kind.split(" or "))
+    return [
+        (f"`{key}`", " or ".join(sorted(kinds)), unit_of(key), text)
+        for key, (kinds, text) in rows.items()
+    ]
 
-    return (
-        "# Output files\n\n"
-        "## `refuge run`: `events.parquet`\n\n"
-        + _table(("column",), [(f"`{c}`",) for c in EVENT_COLUMNS])
-        + "\n## `refuge run`: `trajectories.parquet`, `trajectories.gpkg`\n\n"
-        + _table(("column",), [(f"`{c}`",) for c in TRACK_COLUMNS])
+
+def _vocabulary(title: str, meanings: dict[str, Any]) -> str:
+    rows = [
+        (f"`{key}`", *(value if isinstance(value, tuple) else (value,)))
+        for key, value in meanings.items()
+    ]
+    header = ("value", "meaning", "source") if len(rows[0]) == 3 else ("value", "meaning")
+    return f"### {title}\n\n" + _table(header, rows)
+
+
+def files_page(tables: list[_outputs.Table] | None = None) -> str:
+    """Every output file and its columns, from files the `refuge` commands write at build time
+    (or from `tables`, already written)."""
+    from refuge_map.columns import (
+        EXILE_OUTCOME_MEANINGS,
+        FLIGHT_OUTCOME_MEANINGS,
+        LIFE_MEANINGS,
+        UNIT_SUFFIXES,
     )
+    from refuge_map.simulation.events import EVENT_KINDS, EXILE_KINDS
+
+    if tables is None:
+        with tempfile.TemporaryDirectory() as folder:
+            tables = _outputs.write_outputs(Path(folder))
+    parts = [
+        "# Output files\n",
+        "Every file the commands write, with each column's stored type, unit and meaning. This "
+        "page is made from files written while the site was built (a run of "
+        "`data/scenarios/exile_whole_life.yaml`, the layers, a coarse coverage field and a sweep "
+        "of two runs), and the meanings come from one place, `refuge_map.columns`. Every file is "
+        "WGS84 (EPSG:4326). The keys of a JSON file are dotted paths (`*` any key, `[]` each "
+        "item of a list), grouped under the key whose meaning covers them.\n",
+        "## Units\n",
+        "A name carries its unit in its ending:\n",
+        _table(("ending", "unit"), [(f"`{k}`", v) for k, v in UNIT_SUFFIXES.items()]),
+        "`p_` in front: a probability from 0 to 1. `lon`, `lat`: WGS84 degrees.\n",
+    ]
+    command = ""
+    for table in tables:
+        if table.command != command:
+            command = table.command
+            parts.append(f"## `{command}`\n")
+            parts.append(_COMMAND_NOTES.get(command, ""))
+        parts.append(f"### `{table.file}`\n")
+        parts.append(_table(("column", "type", "unit", "meaning"), _rows(table)))
+    parts += [
+        "## The values\n",
+        _vocabulary("Event kinds (`kind`)", {**EVENT_KINDS, **EXILE_KINDS}),
+        _vocabulary("How a flight ends", FLIGHT_OUTCOME_MEANINGS),
+        _vocabulary("How a manslayer's story ends (`outcome`)", EXILE_OUTCOME_MEANINGS),
+        _vocabulary("Why an exile never leaves (`life_reason`)", LIFE_MEANINGS),
+    ]
+    return "\n".join(parts)
+
+
+#: What each command writes besides its tables.
+_COMMAND_NOTES = {
+    "refuge run": "`refuge run SCENARIO --out DIR` writes `DIR/` whole: the tables below, "
+    "`summary.json` and `scenario.json` (the validated scenario, which `read_run` reads back; "
+    "its fields are those of the scenario file, `data/scenarios/README.md`). The exile's "
+    "tables (`manslayers`, `ledger`, `priests`, `residence`) only when the scenario has an "
+    "`exile` section; `replications.parquet` (one row per replication) only with "
+    "replications.\n",
+    "refuge layers": "`--out FILE.gpkg`: one GeoPackage with a layer each and their QGIS styles "
+    "(`layer_styles`); `--out FILE.geojson`: a folder `FILE/` with `LAYER.geojson` and "
+    "`LAYER.qml` for each layer (the same fields; lists are JSON text); `--out FILE.lpf.json`: "
+    "the places as Linked Places Format.\n",
+    "refuge coverage": "`--out FILE.gpkg` (layer `coverage`) or `FILE.parquet` (GeoParquet, "
+    "the same columns), and the figure `FILE.png`.\n",
+    "refuge sweep run": "`--out DIR`: `runs.parquet` (one row per run, then one column per "
+    "axis), `manifest.jsonl`, `sweep.json` (the sweep file as validated) and `parts/` (each "
+    "batch's trajectories and events, with the run's index).\n",
+    "refuge sweep report": "`DIR/report/`: `summary.csv`, and per axis `AXIS.csv` and "
+    "`AXIS.png`.\n",
+}
 
 
 # --- sources and data -------------------------------------------------------------------------
@@ -168,6 +255,98 @@ def _shipped_text(relative: str) -> str:
     text = (ROOT / relative).read_text(encoding="utf-8")
     # One level deeper than the page's own title, so the site's table of contents nests.
     return "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+
+
+def _links(place: Any) -> str:
+    """The place's identifiers as links: OpenBible, Pleiades (with its offset), Wikidata."""
+    links = []
+    if isinstance(place.openbible_modern_id, str):
+        url = f"https://www.openbible.info/geo/modern/{place.openbible_modern_id}/"
+        links.append(f"OpenBible [{place.openbible_modern_id}]({url})")
+    if isinstance(place.pleiades_id, str):
+        url = f"https://pleiades.stoa.org/places/{place.pleiades_id}"
+        offset = "" if pd.isna(place.pleiades_offset_m) else f" ({place.pleiades_offset_m} m off)"
+        links.append(f"Pleiades [{place.pleiades_id}]({url}){offset}")
+    links += [f"Wikidata [{q}](https://www.wikidata.org/wiki/{q})" for q in place.wikidata_ids]
+    return "; ".join(links)
+
+
+IDENTIFICATION_HEADER = (
+    "city",
+    "rank",
+    "site",
+    "OpenBible score",
+    "flags",
+    "why flagged",
+    "position",
+    "identifiers",
+)
+
+
+def _text(value: object) -> str:
+    """A cell's text; empty for a missing value."""
+    return "" if value is None or (not isinstance(value, str) and pd.isna(value)) else str(value)
+
+
+def identifications_table() -> str:
+    """Every city of refuge and candidate site of data/places.geojson: how it was identified."""
+    from geo import CITY_IDS
+    from geo.places import SITE_FLAGS, read_places
+
+    places = read_places(ROOT / "data" / "places.geojson")
+    sites = places[places["city"].isin(CITY_IDS) & (places["feature_kind"] != "reference_point")]
+    sites = sites.sort_values(
+        ["city", "rank"], key=lambda c: c.map(CITY_IDS.index) if c.name == "city" else c
+    )
+    rows = []
+    for place in sites.itertuples():
+        score = "" if pd.isna(place.openbible_score) else place.openbible_score
+        flags = ", ".join(f"`{flag}`" for flag in place.site_flags)
+        note = place.site_note if isinstance(place.site_note, str) else ""
+        precision = (
+            place.location_precision_basis
+            if isinstance(place.location_precision_basis, str)
+            else ""
+        )
+        if not pd.isna(place.location_precision_m):
+            precision = f"{place.location_precision_m} m, {precision}"
+        used = "**used**" if place.rank == 1 else f"candidate {place.rank}"
+        rows.append(
+            (
+                place.city,
+                used,
+                f"{place.modern_identification}",
+                score,
+                flags,
+                note,
+                precision,
+                _links(place),
+            )
+        )
+    flags = "\n".join(f"- `{flag}`: {text}" for flag, text in SITE_FLAGS.items())
+    return (
+        "Every city's site as `data/places.geojson` gives it (`refuge layers` writes the same "
+        "fields in the `cities`, `sites` and `candidates` layers): the site used (rank 1, unless "
+        "a scenario chooses a candidate: `network.candidates`), its OpenBible score (-1000 to "
+        "1000, not a probability), the flags on it, the positional accuracy OpenBible states, and "
+        "its identifiers.\n\n"
+        + _table(
+            (
+                "city",
+                "rank",
+                "site",
+                "OpenBible score",
+                "flags",
+                "why flagged",
+                "position",
+                "identifiers",
+            ),
+            rows,
+        )
+        + "\nThe flags:\n\n"
+        + flags
+        + "\n"
+    )
 
 
 def sources_page() -> str:
@@ -183,6 +362,8 @@ def sources_page() -> str:
             "Sanhedrin 9:2, the Babylonian Talmud (Makkot 9b-12b, Eruvin) and Maimonides' "
             "Mishneh Torah (Hilchot Rotzeach uShmirat Nefesh). The shipped cases quote these "
             f"source files word for word: {', '.join(f'`{t}`' for t in texts)}.\n",
+            "## How each city was identified\n",
+            identifications_table(),
             _shipped_text("data/README.md"),
             _shipped_text("data/ROADS.md"),
         ]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import folium
@@ -58,6 +60,56 @@ def _stable_ids(page: str) -> str:
     the same page byte for byte."""
     ids: dict[str, str] = {}
     return _FOLIUM_ID.sub(lambda m: ids.setdefault(m.group(0), f"{len(ids):032x}"), page)
+
+
+@dataclass(frozen=True)
+class MapFrame:
+    """A self-contained map page shown in a notebook (and on the documentation site) in an
+    ``<iframe srcdoc>``: unlike folium's own display, it fetches nothing when opened.
+
+    Attributes
+    ----------
+    page
+        The self-contained page (`render_html`).
+    height_px
+        The frame's height.
+    """
+
+    page: str
+    height_px: int = 520
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<iframe srcdoc="{html.escape(self.page, quote=True)}" title="map" '
+            f'style="width:100%;height:{self.height_px}px;border:none"></iframe>'
+        )
+
+
+def map_frame(
+    fmap: folium.Map, *, height_px: int = 520, node_modules: Path | None = None
+) -> MapFrame:
+    """`fmap` self-contained, for a notebook: every script and stylesheet inlined.
+
+    Parameters
+    ----------
+    fmap
+        A map from `network_map` (without tiles: they load from the network).
+    height_px
+        The frame's height in the notebook.
+    node_modules
+        Where the pinned packages are installed (default: beside `package.json`).
+
+    Returns
+    -------
+    MapFrame
+        Displayed by Jupyter (and on the documentation site) as a frame that fetches nothing.
+
+    Raises
+    ------
+    RefugeError
+        As `render_html` does (a map with tiles, an asset not installed: `make assets`).
+    """
+    return MapFrame(render_html(fmap, self_contained=True, node_modules=node_modules), height_px)
 
 
 def html_path(path: str | os.PathLike[str]) -> Path:
