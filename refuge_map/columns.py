@@ -184,6 +184,8 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "geometry": "his whole path, one LineString, WGS84",
     },
     "manslayers": {
+        "student": "a student of the Torah: his teacher goes into exile with him (Makkot 10a; "
+        "Rambam, Rotzeach 7:1)",
         "outcome": "how his story ended (the exile outcomes below)",
         "fled_to": "the city he ran for",
         "city": "the city he lived in, in exile (empty if none)",
@@ -326,6 +328,13 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "each exile outcome's variance the releasing death explains (r2, dominated)",
         "exile.outcomes": "manslayers by outcome (the exile outcomes below)",
         "exile.by_city": "manslayers by city and outcome",
+        "cities.by_city": "each city's reception over the run: its population, residents at the "
+        "start and the end, manslayers received and turned away, whether it was full (a majority "
+        "of manslayers takes no more: Makkot 10b, R. Elazar; Rambam 7:6) and whether it receives "
+        "(a city with no elders does not: Rambam 7:6)",
+        "cities.received_by_kind": "manslayers received by the kind of city (refuge: one of the "
+        "six or an added city; levitical: one of the 42)",
+        "cities.turned_away": "fugitives turned away by a full city or one with no elders",
         "exile.by_case": "manslayers by case file and outcome",
         "exile.by_verdict": "manslayers by verdict and outcome",
         "exile.life_exiles": "exiles for life by reason (Mishnah Makkot 2:7)",
