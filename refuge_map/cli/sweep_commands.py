@@ -69,23 +69,29 @@ def _announce(backend: Any) -> None:
     )
 
 
+#: The Dask backend's options, shared by the sweep and the sensitivity analysis.
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(
+        "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
+    ),
+]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
+]
+SerialOption = Annotated[
+    bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
+]
+
+
 @sweep_app.command("run")
 def sweep_run(
     sweep_file: Annotated[Path, typer.Argument(help="Sweep file (YAML or JSON).")],
     out: Annotated[Path, typer.Option("--out", help="Output folder of the sweep.")],
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
-        ),
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
-    ] = None,
-    serial: Annotated[
-        bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
-    ] = False,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    serial: SerialOption = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Finish a sweep a crash or a kill interrupted.")
     ] = False,
@@ -212,19 +218,9 @@ def sensitivity_command(
         typer.Option("--size", help="Morris trajectories, or Sobol base samples (a power of two)."),
     ] = 10,
     levels: Annotated[int, typer.Option("--levels", help="Morris grid levels.")] = 4,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
-        ),
-    ] = None,
-    cluster: Annotated[
-        str | None,
-        typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
-    ] = None,
-    serial: Annotated[
-        bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
-    ] = False,
+    workers: WorkersOption = None,
+    cluster: ClusterOption = None,
+    serial: SerialOption = False,
     resume: Annotated[
         bool, typer.Option("--resume", help="Finish a run a crash or a kill interrupted.")
     ] = False,

@@ -142,20 +142,7 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
     "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
 }
 
-#: The outcome of every manslayer, flight included.
-OUTCOMES = (
-    "caught_in_flight",
-    "flight_unfinished",
-    "killed_on_trial_road",
-    "executed",
-    "sent_home",
-    "spared",
-    "released",
-    "died_in_exile",
-    "killed_outside_boundary",
-    "in_exile_at_horizon",
-)
-#: The event kind that ends a manslayer each way (`OUTCOMES`): its rule and citation are the
+#: The event kind that ends a manslayer each way (`EXILE_OUTCOMES`): its rule and citation are the
 #: outcome's (the spared are sent home by the high priest's death, Mishnah Makkot 2:6).
 OUTCOME_EVENTS = {
     "caught_in_flight": "capture",
