@@ -330,19 +330,7 @@ def identifications_table() -> str:
         "a scenario chooses a candidate: `network.candidates`), its OpenBible score (-1000 to "
         "1000, not a probability), the flags on it, the positional accuracy OpenBible states, and "
         "its identifiers.\n\n"
-        + _table(
-            (
-                "city",
-                "rank",
-                "site",
-                "OpenBible score",
-                "flags",
-                "why flagged",
-                "position",
-                "identifiers",
-            ),
-            rows,
-        )
+        + _table(IDENTIFICATION_HEADER, rows)
         + "\nThe flags:\n\n"
         + flags
         + "\n"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import shapely
-from test_render_browser import CHROMIUM, CHROMIUM_ARGS, Visit
+from test_render_browser import CHROMIUM, CHROMIUM_ARGS, Visit, watched
 
 pytestmark = [
     pytest.mark.browser,
@@ -55,19 +55,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def seen(browser, address) -> Iterator[Visit]:
     page = browser.new_page(viewport={"width": 1400, "height": 900})
-    visit = Visit(page)
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        if url.startswith(address):
-            request_route.continue_()
-        else:
-            visit.blocked.append(url)
-            request_route.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda msg: msg.type == "error" and visit.errors.append(msg.text))
-    page.on("pageerror", lambda error: visit.errors.append(str(error)))
+    visit = watched(page, (address,))
     page.goto(address)
     page.wait_for_selector("body[data-ready=yes]")
     page.wait_for_selector("#pane-0[data-ready]")

@@ -50,14 +50,14 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
-def visit(browser, path: Path) -> Visit:
-    """Open `path`, refusing (and recording) every request that is not a local file or data."""
-    page = browser.new_page(viewport={"width": 1100, "height": 850})
+def watched(page: Any, allowed: tuple[str, ...]) -> Visit:
+    """`page` with every request not starting with one of `allowed` refused and recorded, and
+    its console errors, page errors and dialogs recorded (dialogs dismissed)."""
     seen = Visit(page)
 
     def route(request_route) -> None:
         url = request_route.request.url
-        if url.startswith(LOCAL_SCHEMES):
+        if url.startswith(allowed):
             request_route.continue_()
         else:
             seen.blocked.append(url)
@@ -67,6 +67,13 @@ def visit(browser, path: Path) -> Visit:
     page.on("console", lambda msg: msg.type == "error" and seen.errors.append(msg.text))
     page.on("pageerror", lambda error: seen.errors.append(str(error)))
     page.on("dialog", lambda dialog: (seen.dialogs.append(dialog.message), dialog.dismiss()))
+    return seen
+
+
+def visit(browser, path: Path) -> Visit:
+    """Open `path`, refusing (and recording) every request that is not a local file or data."""
+    page = browser.new_page(viewport={"width": 1100, "height": 850})
+    seen = watched(page, LOCAL_SCHEMES)
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     page.wait_for_selector(".leaflet-marker-icon")
