@@ -362,12 +362,17 @@ class _Pursuit:
 
     def _first_waypoints(self, rows: Ints) -> None:
         """Start the fugitives of `rows` on the way of one who does not know it (`Ways`):
-        first to the end of his road that lies towards his city, not back along it after."""
+        first to the end of his road that lies towards his city, and not back along it after
+        (unless he stood at that end)."""
         assert self.ways is not None
         edge, target = self.fug.edge[rows], self.target[rows]
-        first = self.ways.first_node(self.graph, edge, self.fug.s[rows], target)
+        s = self.fug.s[rows]
+        first = self.ways.first_node(self.graph, edge, s, target)
         u, v = self.graph.edge_u[edge], self.graph.edge_v[edge]
-        self.waypoint[rows], self.came_from[rows] = first, np.where(first == u, v, u)
+        # one who stands at a node chooses freely there; else not back along his road
+        at_node = (s <= 0.0) | (s >= self.graph.length[edge])
+        self.waypoint[rows] = first
+        self.came_from[rows] = np.where(at_node, -1, np.where(first == u, v, u))
         self.goal_edge[rows], self.goal_s[rows] = (
             self.graph.node_edge[first],
             self.graph.node_s[first],
