@@ -364,9 +364,9 @@ class Fugitive(_Strict):
         "them one who does not know it takes at each junction the road that points most "
         "nearly at his city, which may be longer.",
         json_schema_extra=assumed(
-            "the court set up the signposts 'so that he knows the way' (Makkot 10b; Rambam, "
-            "Rotzeach 8:5), so not all knew it; no source says how many. It changes nothing "
-            "while the signposts stand",
+            "the court set up signposts so the fugitive knows where to turn (Makkot 10b; "
+            "Rambam, Rotzeach 8:5), so not all knew the way; no source says how many. It "
+            "changes nothing while the signposts stand",
             unit="share",
             low=0.0,
             high=1.0,
