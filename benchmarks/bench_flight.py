@@ -241,7 +241,8 @@ class GateAvenger(Avenger):
     ) -> None:
         super().__init__(model, start, prey, speed, setout_s)
         self.offroad, self.city = offroad, city
-        self.way: LineString | None = None  # his route to the gate, from where he lost sight
+        # his route to the gate: precomputed (as the fugitive's), then from where he lost sight
+        self.way: LineString | None = model.gate_route(city, start)
         self.along, self.across = 0.0, False
 
     def move(self, budget: float) -> bool:
