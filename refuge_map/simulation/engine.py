@@ -5,8 +5,12 @@ target moves, and the asylum predicate, the capture test and the escorts' plea m
 agent at one common time. Within a step movement is exact: the road walk (`_walk.RoadGraph.walk`)
 spends each agent's budget edge by edge along shortest paths, and an avenger who reaches the
 fugitive's road position within the step counts as reaching him even if the two would pass each
-other between two steps. Event times are the end of the step in which they are seen (a
-resolution of one step, 60 s by default); positions are not interpolated back.
+other between two steps. Off the road (a fugitive who left it on seeing his avenger, an avenger
+after him) both go straight at their off-road speeds. What the avenger knows of the way
+(`scenario.Avenger.knows`) sets where he goes while he does not see the fugitive; one who does
+not know the way and has no signposts goes by `_walk.Ways`. Event times are the end of the step
+in which they are seen (a resolution of one step, 60 s by default); positions are not
+interpolated back.
 
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
