@@ -33,7 +33,12 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
         scenario = load_scenario(SCENARIOS / f"{name}.yaml")
     world = build_world(scenario, scenario.seed)
     if not shortcuts:
-        world = dataclasses.replace(world, graph=dataclasses.replace(world.graph, _straight=False))
+        world = dataclasses.replace(
+            world,
+            graph=dataclasses.replace(
+                world.graph, _one_segment=np.zeros_like(world.graph._one_segment)
+            ),
+        )
     return fly(scenario, world)
 
 

@@ -59,8 +59,8 @@ class RoadGraph:
     _seg_y: Floats
     _seg_dx: Floats
     _seg_dy: Floats
-    _seg_span: Floats  # segment length along the key
-    _straight: bool  # every edge is one segment, so a position's segment is its edge's first
+    _seg_span: Floats  # segment length along the key, 1 where it is 0 (then dx = dy = 0)
+    _one_segment: NDArray[np.bool_]  # per edge: a position's segment is its edge's first
     _dist_flat: Floats  # the node-pair tables raveled: ``dist[a, b] == _dist_flat[a * n + b]``
     _hop_flat: Ints
     _edge_of_flat: Ints
@@ -108,8 +108,8 @@ class RoadGraph:
             _seg_y=xy[:, 1].copy(),
             _seg_dx=d_xy[:, 0].copy(),
             _seg_dy=d_xy[:, 1].copy(),
-            _seg_span=d_key,
-            _straight=bool((counts == 2).all()),
+            _seg_span=np.where(d_key > 0, d_key, 1.0),
+            _one_segment=counts == 2,
             _dist_flat=np.asarray(dist).ravel(),
             _hop_flat=next_hop.ravel(),
             _edge_of_flat=edge_of.ravel(),
@@ -124,13 +124,14 @@ class RoadGraph:
         """Metric coordinates of road positions, interpolated along the edge geometries."""
         # np.minimum(np.maximum()) is np.clip without its Python-level overhead
         key = self._base[edge] + np.minimum(np.maximum(s, 0.0), self.length[edge])
-        if self._straight:  # the common case: no search, the edge is its only segment
-            i = self._first[edge]
-        else:
-            i = np.searchsorted(self._key, key, side="right") - 1
-            i = np.clip(i, self._first[edge], self._last[edge] - 1)
-        span = self._seg_span[i]
-        frac = np.where(span > 0, (key - self._key[i]) / np.where(span > 0, span, 1.0), 0.0)
+        i = self._first[edge]  # the common case: no search, the edge is its only segment
+        search = (~self._one_segment[edge]).nonzero()[0]
+        if search.size:
+            e = edge[search]
+            found = np.searchsorted(self._key, key[search], side="right") - 1
+            i[search] = np.minimum(np.maximum(found, self._first[e]), self._last[e] - 1)
+        # a segment of no length has no offset either: any finite fraction of it is 0
+        frac = (key - self._key[i]) / self._seg_span[i]
         return self._seg_x[i] + frac * self._seg_dx[i], self._seg_y[i] + frac * self._seg_dy[i]
 
     def road_distance(self, edge: Ints, s: Floats, to_edge: Ints, to_s: Floats) -> Floats:
@@ -162,12 +163,21 @@ class RoadGraph:
         return from_u, from_v
 
     def walk(
-        self, edge: Ints, s: Floats, budget: Floats, to_edge: Ints, to_s: Floats
+        self,
+        edge: Ints,
+        s: Floats,
+        budget: Floats,
+        to_edge: Ints,
+        to_s: Floats,
+        *,
+        memo: Heading | None = None,
     ) -> tuple[Ints, Floats, Floats, NDArray[np.bool_]]:
         """Move each walker up to `budget` metres along a shortest road path to its target.
 
         The loop runs over the nodes passed (each pass moves every walker to its next node or
-        its target), never over walkers.
+        its target), never over walkers. With a `memo` (one per set of walkers, kept between
+        calls) a walker who keeps his edge and his target and stays on the edge goes on the
+        way he last chose there without choosing again (`Heading`): the same result.
 
         Returns
         -------
@@ -180,7 +190,10 @@ class RoadGraph:
         """
         edge, s, left = edge.copy(), s.astype(np.float64), budget.astype(np.float64)
         reached = np.zeros(edge.shape, dtype=bool)
-        live = (left > 0).nonzero()[0]
+        live = left > 0
+        if memo is not None:
+            live = memo.walk_on(self, live, edge, s, left, to_edge, to_s)
+        live = live.nonzero()[0]
         for _ in range(self.n_nodes + 2):
             if live.size == 0:
                 break
@@ -200,6 +213,8 @@ class RoadGraph:
             heading = np.where(go_direct, np.sign(ts - pos), np.where(toward_u, -1.0, 1.0))
             pos, b = pos + heading * step, b - step
             done = (step == gap) & ~stuck
+            if memo is not None:
+                memo.chose(live, ~done & ~stuck & ~tie & (e != te), e, te, ts, toward_u)
             if not done.any():  # every walker spent his budget on his edge (or is stuck)
                 edge[live], s[live], left[live] = e, pos, b
                 break
@@ -223,6 +238,81 @@ class RoadGraph:
         hop = self._edge_of_flat[row + np.maximum(self._hop_flat[row + end], 0)]
         edge = np.where(node == end, to_edge, hop)
         return edge, np.where(self.edge_u[edge] == node, 0.0, self.length[edge])
+
+
+@dataclass
+class Heading:
+    """Which end of his edge each walker last chose to make for, and for which target: the
+    walk's memo (`RoadGraph.walk`).
+
+    A walker who chose an end of his edge other than by a tie, for a target on another edge,
+    and stopped on the edge, would choose the same end again as long as his edge and target
+    stay: walking towards that end only shortens the way through it and lengthens the way
+    through the other (so their difference only grows). Such a walker who also stops short
+    of that end this time just walks on: the same arithmetic as the full choice.
+
+    Attributes
+    ----------
+    edge
+        The edge he chose on (-1: no choice to keep).
+    to_edge, to_s
+        The target he chose for.
+    toward_u
+        Whether he makes for the edge's first node (else its last).
+    """
+
+    edge: Ints
+    to_edge: Ints
+    to_s: Floats
+    toward_u: NDArray[np.bool_]
+
+    @classmethod
+    def none(cls, n: int) -> Heading:
+        """A memo for `n` walkers that holds no choice yet."""
+        return cls(np.full(n, -1), np.full(n, -1), np.zeros(n), np.zeros(n, dtype=bool))
+
+    def take(self, rows: Ints) -> Heading:
+        """The memo of walkers `rows` only."""
+        return Heading(self.edge[rows], self.to_edge[rows], self.to_s[rows], self.toward_u[rows])
+
+    def walk_on(
+        self,
+        graph: RoadGraph,
+        live: NDArray[np.bool_],
+        edge: Ints,
+        s: Floats,
+        left: Floats,
+        to_edge: Ints,
+        to_s: Floats,
+    ) -> NDArray[np.bool_]:
+        """Move the `live` walkers who keep their choice and stop short of their edge's end
+        (`s` and `left` in place, as the full choice would); return who is left to walk."""
+        keeps = live & (self.edge == edge) & (self.to_edge == to_edge) & (self.to_s == to_s)
+        rows = keeps.nonzero()[0]
+        if rows.size == 0:
+            return live
+        pos, b, toward_u = s[rows], left[rows], self.toward_u[rows]
+        gap = np.where(toward_u, pos, graph.length[edge[rows]] - pos)
+        short = b < gap
+        rows, pos, b = rows[short], pos[short], b[short]
+        s[rows] = pos + np.where(toward_u[short], -1.0, 1.0) * b
+        left[rows] = 0.0
+        live[rows] = False
+        return live
+
+    def chose(
+        self,
+        rows: Ints,
+        keep: NDArray[np.bool_],
+        edge: Ints,
+        to_edge: Ints,
+        to_s: Floats,
+        toward_u: NDArray[np.bool_],
+    ) -> None:
+        """Walkers `rows` chose their way on `edge` (arrays of the rows): remember it where
+        `keep` holds, forget any earlier choice elsewhere."""
+        self.edge[rows] = np.where(keep, edge, -1)
+        self.to_edge[rows], self.to_s[rows], self.toward_u[rows] = to_edge, to_s, toward_u
 
 
 #: How far along a road (metres) its bearing is taken at a junction: the way it first leaves.

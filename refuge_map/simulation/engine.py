@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
 from refuge_map.simulation._setup import World
-from refuge_map.simulation._walk import Floats, Ints, RoadGraph, Ways, bearing_ways
+from refuge_map.simulation._walk import Floats, Heading, Ints, RoadGraph, Ways, bearing_ways
 from refuge_map.simulation.events import (
     ARRIVAL,
     AVENGER,
@@ -77,15 +77,18 @@ class _Mover:
     _foot_y: Floats = field(init=False, repr=False)
     _leg_x: Floats = field(init=False, repr=False)
     _leg_y: Floats = field(init=False, repr=False)
+    # the way each last chose on his road (`RoadGraph.walk`'s memo)
+    _heading: Heading = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._foot_x, self._foot_y = self.foot[:, 0].copy(), self.foot[:, 1].copy()
         self._leg_x = self.start[:, 0] - self._foot_x
         self._leg_y = self.start[:, 1] - self._foot_y
+        self._heading = Heading.none(len(self.s))
 
     def take(self, rows: Ints) -> _Mover:
         """The movers of `rows` only (compaction: the others have ended)."""
-        return _Mover(
+        movers = _Mover(
             self.start[rows],
             self.foot[rows],
             self.off_total[rows],
@@ -96,6 +99,8 @@ class _Mover:
             self.offroad[rows],
             self.run_m[rows],
         )
+        movers._heading = self._heading.take(rows)
+        return movers
 
     @classmethod
     def at(cls, world: World, start: Floats, road: Floats, offroad: Floats) -> _Mover:
@@ -115,7 +120,9 @@ class _Mover:
         t_off = np.where(covers, self.off_left / self.offroad, tau)
         self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
         budget = (tau - t_off) * self.road
-        self.edge, self.s, used, reached = graph.walk(self.edge, self.s, budget, to_edge, to_s)
+        self.edge, self.s, used, reached = graph.walk(
+            self.edge, self.s, budget, to_edge, to_s, memo=self._heading
+        )
         self.run_m = self.run_m + t_off * self.offroad + used
         return reached & (self.off_left <= 0), (budget - used) / self.road
 
@@ -232,6 +239,8 @@ _ROWS = (
     "a_end",
     "city",
     "asked",
+    "f_walked",
+    "a_walked",
     "clear_until",
     "nowhere",
     "never_captured",
@@ -315,6 +324,9 @@ class _Pursuit:
         self.last_end, self.last_start = -2, float(world.t0_s.max(initial=-np.inf))
         self.city = np.full(n, -1)
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
+        # seconds each has walked by the previous step's time (`_elapsed`; the first step's is 0)
+        self.f_walked = walked_s(world.t0_s, 0.0, world.fugitive_walk_s)
+        self.a_walked = walked_s(world.setout_s, 0.0, world.avenger_walk_s)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
         self.clear_until = np.full(n, -np.inf)
         self.zone_bounds = shapely.bounds(world.network.asylum.zones)
@@ -443,46 +455,45 @@ class _Pursuit:
         self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
     def _elapsed(
-        self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float
+        self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float, walked: Floats
     ) -> Floats:
         """Seconds each mover walks in this step, counted from `since`, walking `walk_s` of
-        every 24 hours from then and resting the rest (`travel.walked_s`)."""
+        every 24 hours from then and resting the rest (`travel.walked_s`). `walked` holds the
+        seconds each had walked by `t_prev` (the previous step's time) and is set to those by
+        `t`."""
         if walk_s >= DAY_S:  # he never rests
             # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-            walked = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
+            spent = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
         else:
-            walked = walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s)
-        return np.where(moving, walked, 0.0)
+            now = walked_s(since, t, walk_s)
+            spent = now - walked
+            walked[:] = now
+        return np.where(moving, spent, 0.0)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
         in_flight = started & (self.f_end == NEVER)
         moving = in_flight & ~self.waiting & ~self.in_tree
-        tau = self._elapsed(moving, t, t_prev, self.t0_s, self.world.fugitive_walk_s)
-        across = self.f_across
-        reached, left = self.fug.advance(
-            self.graph, np.where(across, 0.0, tau), self.goal_edge, self.goal_s
-        )
-        if self.ways is not None:
-            reached = self._follow_ways(reached, left)
-        moved = tau > 0
-        crossing = (across & moved).nonzero()[0]
-        if crossing.size:
-            to_xy = self.goal_xy[crossing]
-            reached[crossing] = self.fug.cross(crossing, tau[crossing], self.fxy, to_xy)
-        self.fug.place(self.graph, (moved & ~across).nonzero()[0], self.fxy)
-        climbs = reached & self.has_tree & ~self.in_tree
-        self.in_tree |= climbs
-        self.arrival_rule[climbs] = self.tree_rule[climbs]
-        self.fxy[climbs] = self.trunk[climbs]
-        self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
+        walk_s = self.world.fugitive_walk_s
+        tau = self._elapsed(moving, t, t_prev, self.t0_s, walk_s, self.f_walked)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
         # and of those who moved only who may have run as far as a zone's bounding box.
-        may_enter = moved & (self.fug.run_m >= self.clear_until)
-        self._ask_asylum(in_flight & (climbs | ~self.asked | may_enter))
+        ask = in_flight & ~self.asked
+        moved = tau > 0
+        reached = None  # in a step in which nobody walks nobody moves or reaches anything
+        if moved.any():
+            reached = self._run(step, t, tau, moved)
+            climbs = reached & self.has_tree & ~self.in_tree
+            if climbs.any():
+                self.in_tree |= climbs
+                self.arrival_rule[climbs] = self.tree_rule[climbs]
+                self.fxy[climbs] = self.trunk[climbs]
+                self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
+            ask |= in_flight & (climbs | (moved & (self.fug.run_m >= self.clear_until)))
+        self._ask_asylum(ask)
         arrive = in_flight & (self.city >= 0)
-        turned = np.zeros(len(arrive), dtype=bool)
+        turned = None
         if arrive.any():
             turned = self._admit(arrive, step, t)
             arrive &= ~turned
@@ -494,10 +505,29 @@ class _Pursuit:
             self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
-        stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting & ~turned
-        self.waiting |= stranded
-        self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+        if reached is not None and reached.any():
+            stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
+            if turned is not None:
+                stranded &= ~turned
+            self.waiting |= stranded
+            self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
         self._watch(in_flight & (self.f_end == NEVER), step, t)
+
+    def _run(self, step: int, t: float, tau: Floats, moved: Bools) -> Bools:
+        """The fugitives walk `tau` seconds each (`moved`: where that is more than 0): by the
+        road, by `Ways`, or across country. Returns where each reached his goal."""
+        across = self.f_across
+        reached, left = self.fug.advance(
+            self.graph, np.where(across, 0.0, tau), self.goal_edge, self.goal_s
+        )
+        if self.ways is not None:
+            reached = self._follow_ways(reached, left)
+        crossing = (across & moved).nonzero()[0]
+        if crossing.size:
+            to_xy = self.goal_xy[crossing]
+            reached[crossing] = self.fug.cross(crossing, tau[crossing], self.fxy, to_xy)
+        self.fug.place(self.graph, (moved & ~across).nonzero()[0], self.fxy)
+        return reached
 
     def _follow_ways(self, reached: Bools, left: Floats) -> Bools:
         """Those who go by `Ways` and reached a node take the next road there, and walk on with
@@ -639,17 +669,20 @@ class _Pursuit:
             self.a_end[gives_up] = step
             self.last_end = step
             pursuing &= ~gives_up
-        tau = self._elapsed(pursuing, t, t_prev, self.setout_s, self.world.avenger_walk_s)
+        walk_s = self.world.avenger_walk_s
+        tau = self._elapsed(pursuing, t, t_prev, self.setout_s, walk_s, self.a_walked)
         # he chases whom he sees (by the road, or across country after one who left it);
         # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
         chasing = self.sees & pursuing
         self._last_seen(chasing)
         self.a_across |= chasing & self.f_across
+        moved = tau > 0
+        if not moved.any():  # nobody walks: nobody moves, so nobody reaches anyone (`contact`)
+            return
         across = self.a_across
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
         reached, _ = self.ave.advance(self.graph, np.where(across, 0.0, tau), to_edge, to_s)
-        moved = tau > 0
         crossing = (across & moved).nonzero()[0]
         if crossing.size:
             to_xy = np.where(chasing[crossing, None], self.fxy[crossing], self.a_goal_xy[crossing])
@@ -663,18 +696,10 @@ class _Pursuit:
         turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
         self.deterred |= turned
         self.captured |= killed
-        # the escorts, or his own plea (Mishnah Makkot 2:5), with the rule of whoever spoke
-        speaker = self.persuader
-        self._event(
-            "deterred",
-            turned,
-            AVENGER,
-            t,
-            step,
-            self.axy,
-            rule=RULE[speaker],
-            cite=CITATION[speaker],
-        )
+        if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5): whoever spoke
+            speaker = self.persuader
+            rule, cite = RULE[speaker], CITATION[speaker]
+            self._event("deterred", turned, AVENGER, t, step, self.axy, rule=rule, cite=cite)
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
