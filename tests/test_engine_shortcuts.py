@@ -1,7 +1,10 @@
 """The engine's shortcuts change no result: the asylum predicate asked only where a fugitive
-may have come into a zone, road positions interpolated without a search when every edge is one
-segment, ended incidents dropped from the working arrays, and steps where no trajectory row can
-fall not looked at for rows. Each run is compared with one that takes none of these shortcuts."""
+may have come into a zone, road positions interpolated without a search on edges of one
+segment, ended incidents dropped from the working arrays, steps where no trajectory row can
+fall not looked at for rows, a walker who keeps his edge and target walking on without choosing
+his way again (`Heading`), the seconds walked by the previous step carried over, and the
+walking skipped in a step in which nobody walks. Each run is compared with one that takes none
+of these shortcuts."""
 
 from __future__ import annotations
 
@@ -14,7 +17,9 @@ import pytest
 
 from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
+from refuge_map.simulation._walk import Heading
 from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, fly
+from refuge_map.simulation.travel import walked_s
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -42,6 +47,23 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
     return fly(scenario, world)
 
 
+def _elapsed_afresh(
+    self: _Pursuit,
+    moving: np.ndarray,
+    t: float,
+    t_prev: float,
+    since: np.ndarray,
+    walk_s: float,
+    walked: np.ndarray,
+) -> np.ndarray:
+    """`_Pursuit._elapsed` without the seconds carried over from the previous step."""
+    if walk_s >= 86_400.0:
+        spent = np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s)
+    else:
+        spent = walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s)
+    return np.where(moving, spent, 0.0)
+
+
 @pytest.mark.parametrize(
     "name", ["default", "bough_at_boundary", "before_joshua", "intercept", "generated"]
 )
@@ -55,6 +77,11 @@ def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) ->
     )
     monkeypatch.setattr(_Pursuit, "_compact", lambda self, step: None)
     monkeypatch.setattr(_Pursuit, "_nobody_due", lambda self, step, t_prev: False)
+    # ... chooses every walker's way afresh, walks in every step, and counts each step's
+    # walking seconds from the two clock times
+    monkeypatch.setattr(Heading, "walk_on", lambda self, graph, live, *arrays: live)
+    monkeypatch.setattr(_Pursuit, "_walks", staticmethod(lambda moved: True))
+    monkeypatch.setattr(_Pursuit, "_elapsed", _elapsed_afresh)
     slow = flight(name, shortcuts=False)
     pd.testing.assert_frame_equal(fast.events, slow.events)
     pd.testing.assert_frame_equal(fast.outcomes, slow.outcomes)

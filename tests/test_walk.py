@@ -8,7 +8,7 @@ import numpy as np
 import shapely
 
 from geo import RefugeNetwork
-from refuge_map.simulation._walk import BEARING_STEP_M, RoadGraph, bearing_ways
+from refuge_map.simulation._walk import BEARING_STEP_M, Heading, RoadGraph, bearing_ways
 
 
 def test_xy_is_the_point_along_the_edge_on_either_path(network: RefugeNetwork) -> None:
@@ -59,3 +59,32 @@ def test_the_way_without_signposts_takes_the_road_pointing_nearest_the_target(
             best, second = ways.best[node, k], ways.second[node, k]
             assert off[best] <= min(off.values()) + 1e-9, (node, k)
             assert second in off and (second != best or len(neighbours) == 1)
+
+
+def test_the_walk_with_its_memo_goes_as_without(network: RefugeNetwork) -> None:
+    """Walkers stepped with the walk's memo (`Heading`) end where those stepped without it do,
+    byte for byte, whether their targets stay (most keep their way on their edge) or jump."""
+    graph = RoadGraph.from_router(network.router)
+    rng = np.random.default_rng(1)
+    n = 500
+    edge = rng.integers(0, len(graph.length), n)
+    s = rng.uniform(0.0, 1.0, n) * graph.length[edge]
+    to_edge = rng.integers(0, len(graph.length), n)
+    to_s = rng.uniform(0.0, 1.0, n) * graph.length[to_edge]
+    memo, kept = Heading.none(n), 0
+    plain = (edge, s)
+    for step in range(60):
+        if step % 20 == 19:  # some targets move (a chase, a new city)
+            jump = rng.random(n) < 0.3
+            to_edge = np.where(jump, rng.integers(0, len(graph.length), n), to_edge)
+            to_s = np.where(jump, rng.uniform(0.0, 1.0, n) * graph.length[to_edge], to_s)
+        budget = rng.uniform(0.0, 3000.0, n) * (rng.random(n) < 0.8)
+        kept += int(np.count_nonzero(memo.edge == edge))
+        edge, s, used, reached = graph.walk(edge, s, budget, to_edge, to_s, memo=memo)
+        p_edge, p_s, p_used, p_reached = graph.walk(*plain, budget, to_edge, to_s)
+        plain = (p_edge, p_s)
+        np.testing.assert_array_equal(edge, p_edge)
+        np.testing.assert_array_equal(s, p_s)
+        np.testing.assert_array_equal(used, p_used)
+        np.testing.assert_array_equal(reached, p_reached)
+    assert kept > 10 * n  # the memo was used, not bypassed

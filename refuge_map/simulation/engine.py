@@ -412,16 +412,42 @@ class _Pursuit:
         idx = mask.nonzero()[0]
         if idx.size == 0:
             return
+        self._log(
+            kind,
+            idx,
+            role,
+            t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
+            step,
+            xy[idx],
+            city[idx] if isinstance(city, np.ndarray) else city,
+            None if rule is None else rule[idx],
+            None if cite is None else cite[idx],
+        )
+
+    def _log(
+        self,
+        kind: str,
+        rows: Ints,
+        role: int,
+        t_s: Floats | float,
+        step: int,
+        xy: Floats,
+        city: NDArray[np.str_] | str = "",
+        rule: NDArray[np.str_] | None = None,
+        cite: NDArray[np.str_] | None = None,
+    ) -> None:
+        """Log `kind` for the working `rows` (not empty), with their times, positions, cities,
+        rules and citations (arrays over `rows`, or one value for all)."""
         self.log.event(
             kind,
-            self.ids[idx],
+            self.ids[rows],
             ROLES[role],
-            t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
-            xy[idx],
+            t_s,
+            xy,
             step=step,
-            city=city[idx] if isinstance(city, np.ndarray) else city,
-            rule=None if rule is None else rule[idx],
-            citation=None if cite is None else cite[idx],
+            city=city,
+            rule=rule,
+            citation=cite,
         )
 
     def step(self, step: int) -> None:
@@ -482,7 +508,7 @@ class _Pursuit:
         ask = in_flight & ~self.asked
         moved = tau > 0
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
-        if moved.any():
+        if self._walks(moved):
             reached = self._run(step, t, tau, moved)
             climbs = reached & self.has_tree & ~self.in_tree
             if climbs.any():
@@ -498,11 +524,13 @@ class _Pursuit:
             turned = self._admit(arrive, step, t)
             arrive &= ~turned
         if arrive.any():
-            city = self.world.city_names(self.city)
-            levitical = self.city_kind[self.city] == LEVITICAL
-            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], self.arrival_rule)
+            rows = arrive.nonzero()[0]
+            found = self.city[rows]
+            levitical = self.city_kind[found] == LEVITICAL
+            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], self.arrival_rule[rows])
             citation = np.where(levitical, LEVITICAL_ARRIVAL[1], EVENT_KINDS["arrival"][1])
-            self._event("arrival", arrive, FUGITIVE, t, step, self.fxy, city, rule, citation)
+            city = self.world.city_names(found)
+            self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
         if reached is not None and reached.any():
@@ -512,6 +540,12 @@ class _Pursuit:
             self.waiting |= stranded
             self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
         self._watch(in_flight & (self.f_end == NEVER), step, t)
+
+    @staticmethod
+    def _walks(moved: Bools) -> bool:
+        """Whether anyone walks in this step (`moved`: who does); if nobody does, the step
+        moves nobody and the walking is skipped."""
+        return bool(moved.any())
 
     def _run(self, step: int, t: float, tau: Floats, moved: Bools) -> Bools:
         """The fugitives walk `tau` seconds each (`moved`: where that is more than 0): by the
@@ -677,7 +711,7 @@ class _Pursuit:
         self._last_seen(chasing)
         self.a_across |= chasing & self.f_across
         moved = tau > 0
-        if not moved.any():  # nobody walks: nobody moves, so nobody reaches anyone (`contact`)
+        if not self._walks(moved):  # nobody moves, so nobody reaches anyone (`contact`)
             return
         across = self.a_across
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
