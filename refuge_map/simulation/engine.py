@@ -114,15 +114,21 @@ class _Mover:
     ) -> tuple[Bools, Floats]:
         """Spend `tau` seconds each: off-road first, the rest on the road towards the target
         road positions. Returns where the target was reached, and the seconds left over."""
-        # Where the time covers the rest of the off-road leg it is done: exactly 0 left, not
-        # the rounding residue of a subtraction (which would keep him "off the road" forever).
-        covers = tau * self.offroad >= self.off_left
-        t_off = np.where(covers, self.off_left / self.offroad, tau)
-        self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
-        budget = (tau - t_off) * self.road
+        t_off = None  # once all are on the road (after the first steps) no leg is left
+        if self.off_left.any():
+            # Where the time covers the rest of the off-road leg it is done: exactly 0 left,
+            # not the rounding residue of a subtraction (which would keep him "off the road"
+            # forever).
+            covers = tau * self.offroad >= self.off_left
+            t_off = np.where(covers, self.off_left / self.offroad, tau)
+            self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
+        budget = tau * self.road if t_off is None else (tau - t_off) * self.road
         self.edge, self.s, used, reached = graph.walk(
             self.edge, self.s, budget, to_edge, to_s, memo=self._heading
         )
+        if t_off is None:
+            self.run_m = self.run_m + used
+            return reached, (budget - used) / self.road
         self.run_m = self.run_m + t_off * self.offroad + used
         return reached & (self.off_left <= 0), (budget - used) / self.road
 
@@ -144,13 +150,14 @@ class _Mover:
         the road, or on the straight off-road leg for those still walking it. Returns them
         too, as x and y (saving the caller a gather)."""
         x, y = graph.xy(self.edge[rows], self.s[rows])
-        total = self.off_total[rows]
-        frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-        off = (frac > 0).nonzero()[0]  # still off the road: a few, after the first steps
-        if off.size:
-            r, frac = rows[off], frac[off]
-            x[off] = self._foot_x[r] + frac * self._leg_x[r]
-            y[off] = self._foot_y[r] + frac * self._leg_y[r]
+        if self.off_left.any():  # still off the road: a few, in the first steps
+            total = self.off_total[rows]
+            frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
+            off = (frac > 0).nonzero()[0]
+            if off.size:
+                r, frac = rows[off], frac[off]
+                x[off] = self._foot_x[r] + frac * self._leg_x[r]
+                y[off] = self._foot_y[r] + frac * self._leg_y[r]
         out[rows, 0], out[rows, 1] = x, y
         return x, y
 
