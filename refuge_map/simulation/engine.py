@@ -301,6 +301,8 @@ class _Pursuit:
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
+        # each city index's name, and "" at -1 (`World.city_names`, looked up once)
+        self.city_name = world.city_names(np.arange(len(world.city_ids) + 1))
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
@@ -536,7 +538,7 @@ class _Pursuit:
             levitical = self.city_kind[found] == LEVITICAL
             rule = np.where(levitical, LEVITICAL_ARRIVAL[0], self.arrival_rule[rows])
             citation = np.where(levitical, LEVITICAL_ARRIVAL[1], EVENT_KINDS["arrival"][1])
-            city = self.world.city_names(found)
+            city = self.city_name[found]
             self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
@@ -634,7 +636,7 @@ class _Pursuit:
         if not turned.any():
             return turned
         idx = np.flatnonzero(turned)
-        names = self.world.city_names(self.city)
+        names = self.city_name[self.city]
         why = np.full(len(arrive), "", dtype=object)
         cites = np.full(len(arrive), "", dtype=object)
         why[rows], cites[rows] = rule, citation
@@ -738,9 +740,10 @@ class _Pursuit:
         self.deterred |= turned
         self.captured |= killed
         if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5): whoever spoke
-            speaker = self.persuader
+            who = turned.nonzero()[0]
+            speaker = self.persuader[who]
             rule, cite = RULE[speaker], CITATION[speaker]
-            self._event("deterred", turned, AVENGER, t, step, self.axy, rule=rule, cite=cite)
+            self._log("deterred", who, AVENGER, t, step, self.axy[who], rule=rule, cite=cite)
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
         self.f_end[killed] = step
         self.a_end[contact] = step
