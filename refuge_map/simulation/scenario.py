@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -142,9 +142,14 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
 
 
-SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
-DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
-DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+if TYPE_CHECKING:  # the three kinds; pydantic validates the bounded variants built below
+    SpeedKmh: TypeAlias = _Fixed | _Uniform | _LogNormal
+    DelayH: TypeAlias = _Fixed | _Uniform | _LogNormal
+    DistanceKm: TypeAlias = _Fixed | _Uniform | _LogNormal
+else:
+    SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
+    DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
+    DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
 
 
 # --------------------------------------------------------------------------- places
@@ -280,7 +285,7 @@ class GeneratedIncidents(_Strict):
             high=5.0,
         ),
     )
-    home_distance_km: DistanceKm = Field(  # type: ignore[valid-type]
+    home_distance_km: DistanceKm = Field(
         default_factory=lambda: {"dist": "uniform", "low": 0.0, "high": 10.0},
         description="Distance from the place to the kin's and the killer's homes, km.",
         json_schema_extra=assumed(
@@ -318,7 +323,7 @@ class Fugitive(_Strict):
     """The manslayer: he flees at once by the fastest way to the nearest city that protects
     (Numbers 35:11-12; the assembly judges later, Numbers 35:24)."""
 
-    speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
+    speed_road_kmh: SpeedKmh = Field(
         default_factory=lambda: {"dist": "lognormal", "median": 6.0, "sigma": 0.15},
         description="Speed on the prepared roads (Deut 19:3), km/h.",
         json_schema_extra=assumed(
@@ -328,7 +333,7 @@ class Fugitive(_Strict):
             high=9.0,
         ),
     )
-    speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
+    speed_offroad_kmh: SpeedKmh = Field(
         default_factory=lambda: {"dist": "lognormal", "median": 4.0, "sigma": 0.2},
         description="Speed across country to the nearest road, km/h.",
         json_schema_extra=assumed(
@@ -377,7 +382,7 @@ class Avenger(_Strict):
     start: Place | None = Field(
         None, description="Where every avenger starts (default: each incident's kin home)."
     )
-    delay_h: DelayH = Field(  # type: ignore[valid-type]
+    delay_h: DelayH = Field(
         default_factory=lambda: {"dist": "lognormal", "median": 1.0, "sigma": 0.5},
         description="Hours from the killing until word of it leaves the scene for the kin.",
         json_schema_extra=assumed(
@@ -399,7 +404,7 @@ class Avenger(_Strict):
             high=12.0,
         ),
     )
-    speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
+    speed_road_kmh: SpeedKmh = Field(
         default_factory=lambda: {"dist": "lognormal", "median": 7.0, "sigma": 0.15},
         description="Speed on the roads, km/h.",
         json_schema_extra=assumed(
@@ -410,7 +415,7 @@ class Avenger(_Strict):
             high=9.5,
         ),
     )
-    speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
+    speed_offroad_kmh: SpeedKmh = Field(
         default_factory=lambda: {"dist": "lognormal", "median": 5.0, "sigma": 0.2},
         description="Speed across country to the nearest road, km/h.",
         json_schema_extra=assumed(
