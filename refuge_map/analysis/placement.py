@@ -14,13 +14,13 @@ from numpy.typing import ArrayLike, NDArray
 from pyproj import Geod
 from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
-from shapely import Point
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
 from geo.designation import THREE_MORE, THREE_MORE_SOURCE, AddedCity, designate_three_more
 from geo.land_grid import LandGrid
 from geo.places import selectable_sites
 from geo.roads import WALK_SPEED_M_S
+from refuge_map._cells import as_point
 from refuge_map.analysis._roads import road_distance_matrix
 from refuge_map.analysis.stretches import STRETCH_SOURCE
 
@@ -410,7 +410,7 @@ def _historical(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray
 
 def _equal_stretches(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray[np.intp]:
     places = network.places.set_index("id").geometry
-    south, north = cast(Point, places["beersheba"]), cast(Point, places["dan"])
+    south, north = as_point(places["beersheba"]), as_point(places["dan"])
     (slon, nlon), (slat, nlat) = to_lonlat([south.x, north.x], [south.y, north.y])
     quarters = _GEOD.npts(slon, slat, nlon, nlat, 3, initial_idx=1, terminus_idx=1)
     west = candidates[candidates["side"] == "west"]

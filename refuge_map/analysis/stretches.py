@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 import geopandas as gpd
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from pyproj import Geod
-from shapely import Point
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
 from geo.places import selectable_sites
+from refuge_map._cells import as_point
 from refuge_map.analysis._roads import road_distance_matrix
 
 #: Deut 19:3 "divide the borders of your land into three"; Makkot 9b reads it as four equal
@@ -48,12 +48,12 @@ def _lonlat(network: RefugeNetwork, where: Limit) -> tuple[float, float]:
     if not isinstance(where, str):
         return float(where[0]), float(where[1])
     if where in network.cities.index:
-        point = cast(Point, network.cities.at[where, "site"])
+        point = as_point(network.cities.at[where, "site"])
     else:
         match = network.places[network.places["id"] == where]
         if match.empty:
             raise ParameterError("not a city or gazetteer place id", field="limit", value=where)
-        point = cast(Point, match.geometry.iloc[0])
+        point = as_point(match.geometry.iloc[0])
     lon, lat = to_lonlat(point.x, point.y)
     return float(lon), float(lat)
 
