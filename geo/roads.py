@@ -29,7 +29,6 @@ import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
 from scipy.sparse import coo_array, csr_array
-from scipy.sparse.csgraph import dijkstra
 from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
@@ -607,6 +606,8 @@ class RoadRouter:
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
+        from scipy.sparse.csgraph import dijkstra  # on first use: see _flood
+
         indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
         return np.asarray(dijkstra(self.matrix, directed=False, indices=indices, min_only=True))
 
@@ -620,6 +621,10 @@ class RoadRouter:
                     field="cities",
                     value=unknown or list(key),
                 )
+            # csgraph (and the scipy.sparse.linalg it loads) is imported on the first route, so
+            # that a query with none (`refuge where`) starts without it
+            from scipy.sparse.csgraph import dijkstra
+
             gates = np.flatnonzero(np.isin(self.node_gate, key))
             dist, pred, src = dijkstra(
                 self.matrix,
