@@ -190,10 +190,10 @@ class RoadGraph:
         """
         edge, s, left = edge.copy(), s.astype(np.float64), budget.astype(np.float64)
         reached = np.zeros(edge.shape, dtype=bool)
-        live = left > 0
+        walking = left > 0
         if memo is not None:
-            live = memo.walk_on(self, live, edge, s, left, to_edge, to_s)
-        live = live.nonzero()[0]
+            walking = memo.walk_on(self, walking, edge, s, left, to_edge, to_s)
+        live = walking.nonzero()[0]
         for _ in range(self.n_nodes + 2):
             if live.size == 0:
                 break
