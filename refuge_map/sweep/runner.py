@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
@@ -62,11 +63,16 @@ class SweepResult:
         The rows of ``runs.parquet``: one per run, sorted by run index.
     new_runs
         Runs this call ran (the others came from the manifest of an earlier, interrupted call).
+    startup_s, sweep_s
+        Wall seconds to bring the backend up and prepare its workers, and to run the tasks
+        (0 when there was nothing to run).
     """
 
     out: Path
     runs: pd.DataFrame
     new_runs: int
+    startup_s: float = 0.0
+    sweep_s: float = 0.0
 
 
 def run_sweep(
@@ -118,7 +124,9 @@ def run_sweep(
     total, before = len(plan.runs), len(manifest.runs)
     if progress:
         progress(before, total)
+    startup_s = sweep_s = 0.0
     if tasks:
+        start = time.perf_counter()
         with ExitStack() as stack:
             try:
                 engine = stack.enter_context(backend)
@@ -129,12 +137,14 @@ def run_sweep(
             if announce:
                 announce(engine)
             engine.run_on_workers(prepare_worker, network_options(plan))
+            ready = time.perf_counter()
             for rows in engine.map_unordered(run_batch, tasks):
                 manifest.record(rows)
                 if progress:
                     progress(len(manifest.runs), total)
+            startup_s, sweep_s = ready - start, time.perf_counter() - ready
     runs = write_runs_table(plan, manifest, folder)
-    return SweepResult(folder, runs, len(manifest.runs) - before)
+    return SweepResult(folder, runs, len(manifest.runs) - before, startup_s, sweep_s)
 
 
 def _header(plan: Plan) -> dict[str, Any]:
