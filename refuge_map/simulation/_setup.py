@@ -49,7 +49,9 @@ def scenario_network(scenario: Scenario) -> RefugeNetwork:
 class World:
     """A scenario made concrete for one seed: per-incident arrays in metres, seconds, m/s.
 
-    Index ``i`` of every array is incident ``i``.
+    Index ``i`` of every array field is incident ``i``; every other field is of the whole run
+    (the network, the walking hours): `refuge_map.simulation.stack.stack_worlds` relies on this
+    to put several runs into one world (arrays end to end, the others shared).
     """
 
     network: RefugeNetwork
@@ -75,6 +77,7 @@ class World:
     bough: Floats  # (n, 2), NaN without a tree
     at_trunk: NDArray[np.bool_]
     knows_law: NDArray[np.bool_]  # he knows the 42 receive one intending refuge (Makkot 10a)
+    run: NDArray[np.int64]  # the run of each incident (0; runs stacked: 0, 1, ...)
 
     @property
     def n(self) -> int:
@@ -177,6 +180,7 @@ def build_world(scenario: Scenario, seed: int) -> World:
         bough=bough,
         at_trunk=at_trunk,
         knows_law=rngs["law"].uniform(size=n) < fugitive.knows_law_p,
+        run=np.zeros(n, dtype=np.int64),
     )
 
 

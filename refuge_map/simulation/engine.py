@@ -182,6 +182,8 @@ def _gates(world: World, edge: Ints, s: Floats, heading: NDArray[np.str_]) -> In
 # the pursuit's per-incident working arrays: compaction keeps the rows of incidents in play
 _ROWS = (
     "ids",
+    "run",
+    "recorded",
     "t0_s",
     "year",
     "setout_s",
@@ -238,11 +240,13 @@ class _Pursuit:
         strategy: Literal["chase", "intercept"],
         capture_m: float,
         record_every: int | None,
+        recorded: Bools | None,
         conditions: CityConditions,
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
-        self.ids = np.arange(n)
+        self.ids, self.run = np.arange(n), world.run
+        self.recorded = np.ones(n, dtype=bool) if recorded is None else recorded
         self.t0_s, self.year, self.setout_s = world.t0_s, world.year, world.setout_s
         self.give_up_s, self.persuader = world.give_up_s, world.persuader
         self.deterred_if, self.has_tree = world.deterred_if, world.has_tree
@@ -255,7 +259,9 @@ class _Pursuit:
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
-        self.reception = Reception.of(world.city_ids, self.city_kind, conditions)
+        # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
+        runs = int(world.run.max(initial=0)) + 1
+        self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
         target = pd.Index(world.city_ids).get_indexer(heading)
@@ -403,7 +409,8 @@ class _Pursuit:
         with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
         the working rows turned away."""
         rows = np.flatnonzero(arrive)
-        received, rule, citation = self.reception.admit(self.city[rows])
+        slot = self.run[rows] * len(self.world.city_ids) + self.city[rows]
+        received, rule, citation = self.reception.admit(slot)
         turned = np.zeros(len(arrive), dtype=bool)
         turned[rows[~received]] = True
         if not turned.any():
@@ -466,7 +473,10 @@ class _Pursuit:
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
+        follows = (self.a_end == NEVER) & (self.f_end < NEVER)  # his fugitive ended
+        if follows.any():
+            self.a_end[follows] = step
+            self.last_end = step  # his last rows are due (`_nobody_due`)
         pursuing = started & (self.a_end == NEVER)
         sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
         self.set_out |= sets_out
@@ -525,7 +535,7 @@ class _Pursuit:
             (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
         ):
             self.log.row(
-                started & (end >= step - 1) & (due | (end <= step)),
+                started & self.recorded & (end >= step - 1) & (due | (end <= step)),
                 role,
                 step,
                 xy,
@@ -582,6 +592,7 @@ def run_flight(
     strategy: Literal["chase", "intercept"] = "chase",
     capture_m: float = 20.0,
     record_every: int | None = 1,
+    recorded: Bools | None = None,
     conditions: CityConditions | None = None,
     progress: Progress | None = None,
 ) -> Flight:
@@ -602,6 +613,8 @@ def run_flight(
     record_every
         Record trajectory rows every this many steps (and at each agent's first and last); None
         records none (benchmarks).
+    recorded
+        The incidents whose trajectory rows are recorded (default: all).
     conditions
         What a city must be to receive (the scenario's ``cities:``; default: every city has
         elders and room for a middling town's population).
@@ -614,6 +627,7 @@ def run_flight(
         strategy=strategy,
         capture_m=capture_m,
         record_every=record_every,
+        recorded=recorded,
         conditions=conditions or CityConditions(),
     )
     n_steps = int(np.ceil(horizon_s / dt_s - 1e-9))
@@ -627,18 +641,21 @@ def run_flight(
     return pursuit.result(step)
 
 
+def flight_options(scenario: Scenario, *, record: bool = True) -> dict[str, Any]:
+    """The keyword arguments of `run_flight` a scenario sets: time step, horizon, strategy,
+    capture distance, recording (none if not `record`) and the cities' conditions."""
+    return {
+        "dt_s": scenario.dt_s,
+        "horizon_s": scenario.horizon_h * 3600.0,
+        "strategy": scenario.avenger.strategy,
+        "capture_m": scenario.avenger.capture_m,
+        "record_every": scenario.output.record_every_steps if record else None,
+        "conditions": scenario.cities,
+    }
+
+
 def fly(
     scenario: Scenario, world: World, *, progress: Progress | None = None, record: bool = True
 ) -> Flight:
-    """`run_flight` with the scenario's time step, horizon, strategy, capture distance and
-    recording (none if not `record`) (a `world` built from it)."""
-    return run_flight(
-        world,
-        dt_s=scenario.dt_s,
-        horizon_s=scenario.horizon_h * 3600.0,
-        strategy=scenario.avenger.strategy,
-        capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps if record else None,
-        conditions=scenario.cities,
-        progress=progress,
-    )
+    """`run_flight` with the scenario's `flight_options` (a `world` built from it)."""
+    return run_flight(world, **flight_options(scenario, record=record), progress=progress)
