@@ -295,11 +295,15 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "spec_hash": "the hash of the sweep file (another sweep's folder is refused)",
         "version": "the package's version",
         "n_runs": "runs in the sweep",
-        "batch_runs": "runs per task",
+        "batch_runs": "runs per task (the sweep file's; null: measured after the pilot batch)",
+        "pilot_runs": "runs of the pilot batch whose seconds size the others (0: none)",
         "axes": "the axes",
     },
     "manifest_runs": {
-        "kind": "run",
+        "kind": "run, or batching (the one line giving the size measured after the pilot)",
+        "batch_runs": "the batching line: runs per task after the pilot, measured",
+        "per_run_s": "the batching line: the pilot's wall seconds per run",
+        "workers": "the batching line: worker processes when it was measured",
         "params": "the run's axis values (its other keys are the columns of runs.parquet)",
     },
     "summary": {

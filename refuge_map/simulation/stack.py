@@ -165,6 +165,21 @@ def fly_stacked(
     return split_flight(flight, worlds)
 
 
+def stacks(
+    jobs: Sequence[tuple[Scenario, World]], *, limit: int = STACK_INCIDENTS
+) -> list[list[int]]:
+    """The jobs (scenario and world of a run) that can fly as one: groups of their indices
+    with one `stack_key`, in order of first appearance, cut to at most `limit` incidents."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, (scenario, world) in enumerate(jobs):
+        groups.setdefault(stack_key(scenario, world), []).append(i)
+    return [
+        [members[k] for k in chunk]
+        for members in groups.values()
+        for chunk in chunks([jobs[i][1].n for i in members], limit)
+    ]
+
+
 def chunks(sizes: Sequence[int], limit: int = STACK_INCIDENTS) -> list[list[int]]:
     """Consecutive groups of the indices of `sizes` whose sizes add up to at most `limit` (a
     larger one alone)."""
