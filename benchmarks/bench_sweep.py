@@ -8,7 +8,8 @@ command and its worker processes, from the operating system's accounting of wait
 children), so the figure includes Python's start-up, the imports, the cluster's start-up and the
 workers' preparation (network); the command itself prints the seconds of the sweep's tasks alone
 and of its start-up (`SweepResult.sweep_s`, ``startup_s``), which give the figure with start-up
-excluded. Every mode must write the same ``runs.parquet``. The load average is printed beside the
+excluded. Every mode must write the same ``runs.parquet`` (but for ``part``, which follows the
+batches each mode measured). The load average is printed beside the
 figures (the machine is shared: read ratios measured in one run).
 
 Run: ``.venv/bin/python benchmarks/bench_sweep.py`` (``--replications N`` for another size).
@@ -90,7 +91,10 @@ def main() -> None:
         for mode, options in MODES.items():
             figures[mode] = timed_command(sweep, Path(tmp) / mode.replace(" ", "_"), options)
             print(f"  after {mode}: {load()}")
-        tables = [pd.read_parquet(Path(tmp) / m.replace(" ", "_") / "runs.parquet") for m in MODES]
+        tables = [
+            pd.read_parquet(Path(tmp) / m.replace(" ", "_") / "runs.parquet").drop(columns="part")
+            for m in MODES
+        ]  # `part` follows the batches, measured per mode
         for table in tables[1:]:
             pd.testing.assert_frame_equal(tables[0], table)
     for mode, f in figures.items():

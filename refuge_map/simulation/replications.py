@@ -3,7 +3,9 @@
 A scenario's replications differ only in their seeds: the first is the root seed itself, the
 others are spawned from it (`replication_seeds`), so the first k runs are the same however many
 are asked for. Each outcome is given as the mean across replications with the 95% confidence
-interval of that mean (Student's t), the standard deviation and the range of the runs. Where one
+interval of that mean (Student's t), the standard deviation and the range of the runs; the
+interval is clipped to what the outcome can be (`bounds`: a share to [0, 1], hours and years at
+0), as a mean near 0 or 1 over few runs would otherwise reach past them. Where one
 draw, the death of the high priest in office when the exiles enter (`RELEASE`), explains most of
 an outcome's variance across runs (its squared rank correlation with the outcome is at least
 `DOMINANT_R2`), the summary says so.
@@ -32,6 +34,22 @@ DOMINANT_R2 = 0.5
 #: The one draw whose influence is measured: the year of the first death that releases a
 #: manslayer who entered exile at the run's median entry (Mishnah Makkot 2:6), in years.
 RELEASE = "release_y"
+#: What the summary says of its intervals (``replications.interval``).
+INTERVAL = (
+    "95% interval of the mean (Student's t), clipped to [0, 1] for shares and at 0 for hours "
+    "and years"
+)
+
+
+def is_share(outcome: str) -> bool:
+    """Whether a headline outcome is a share of the incidents (not hours or years)."""
+    return not ("_h_" in outcome or "years" in outcome or outcome == RELEASE)
+
+
+def bounds(outcome: str) -> tuple[float, float]:
+    """What a headline outcome can be: a share lies in [0, 1]; hours and years are never
+    negative."""
+    return (0.0, 1.0) if is_share(outcome) else (0.0, math.inf)
 
 
 def replication_seeds(scenario: Scenario, seed: int | None = None) -> list[int]:
@@ -75,19 +93,25 @@ def _release_y(run: Run) -> float:
     return float(succession.release(np.array([entered.median()]), war_priest=war_priest)[0][0])
 
 
-def interval(values: pd.Series) -> dict[str, Any]:
-    """Mean, 95% confidence interval of the mean (Student's t), standard deviation, range and
-    count of the finite `values`; None where there are none (the interval with one only)."""
+def interval(
+    values: pd.Series, *, within: tuple[float, float] = (-math.inf, math.inf)
+) -> dict[str, Any]:
+    """Mean, 95% confidence interval of the mean (Student's t) clipped to `within`, standard
+    deviation, range and count of the finite `values`; None where there are none (the interval
+    with one only)."""
     x = values.dropna().to_numpy(float)
     if x.size == 0:
         return {"n": 0, "mean": None, "ci95": None, "sd": None, "min": None, "max": None}
     sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
     half = float(stats.t.ppf(0.975, x.size - 1) * sd / math.sqrt(x.size)) if x.size > 1 else None
     mean = float(x.mean())
+    low, high = within
     return {
         "n": int(x.size),
         "mean": round(mean, 4),
-        "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)],
+        "ci95": None
+        if half is None
+        else [round(max(mean - half, low), 4), round(min(mean + half, high), 4)],
         "sd": None if x.size < 2 else round(sd, 4),
         "min": round(float(x.min()), 4),
         "max": round(float(x.max()), 4),
@@ -113,11 +137,12 @@ def across(table: pd.DataFrame) -> dict[str, Any]:
     block: dict[str, Any] = {
         "n": len(table),
         "seeds": [int(s) for s in table["seed"]],
-        "outcomes": {c: interval(table[c]) for c in outcomes},
+        "interval": INTERVAL,
+        "outcomes": {c: interval(table[c], within=bounds(c)) for c in outcomes},
     }
     if RELEASE in table:
         r2 = {c: _r2(table[RELEASE], table[c]) for c in outcomes if c.startswith("exile.")}
-        block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan))
+        block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan), within=bounds(RELEASE))
         block["variance"] = {
             "draw": "the death of the high priest in office when the exiles enter (one draw "
             "of his life)",

@@ -324,14 +324,16 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
 
 
 def _stats(values: pd.Series, scale: float) -> dict[str, float] | None:
-    values = values.dropna() / scale
-    if values.empty:
+    # numpy, as pandas computes them (linear quantiles), without its per-call cost
+    x = values.to_numpy(np.float64)
+    x = x[~np.isnan(x)] / scale
+    if x.size == 0:
         return None
     return {
-        "mean": round(float(values.mean()), 4),
-        "median": round(float(values.median()), 4),
-        "p90": round(float(values.quantile(0.9)), 4),
-        "max": round(float(values.max()), 4),
+        "mean": round(float(x.mean()), 4),
+        "median": round(float(np.median(x)), 4),
+        "p90": round(float(np.quantile(x, 0.9)), 4),
+        "max": round(float(x.max()), 4),
     }
 
 
