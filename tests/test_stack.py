@@ -4,6 +4,7 @@ running them one by one gives (summaries, events, outcomes, tables and the files
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from refuge_map.simulation import Run, Scenario, simulate
 from refuge_map.simulation import reception as reception_module
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.io import write_run
-from refuge_map.simulation.model import replicate
+from refuge_map.simulation.model import after_flight, replicate
 from refuge_map.simulation.replications import across, headline, replication_seeds
 from refuge_map.simulation.stack import chunks, fly_stacked, stack_worlds
 
@@ -36,24 +37,33 @@ def shipped(name: str, **changes: Any) -> dict[str, Any]:
 
 
 #: The default scenario cut small (its exile included), four replications.
-DEFAULT_SMALL = shipped("default", **{"generate.n": 40, "horizon_h": 48, "replications": 4})
-#: The 48 with little room in the six: later arrivals are turned away (Makkot 10b).
+DEFAULT_SMALL = shipped("default", **{"generate.n": 24, "horizon_h": 48, "replications": 4})
+#: The 48 with little room in the six: later arrivals are turned away (Makkot 10b); the flight
+#: alone (the exile is the default's).
 CROWDED = shipped(
     "levitical",
     **{
-        "generate.n": 60,
-        "horizon_h": 48,
+        "generate.n": 40,
+        "horizon_h": 24,
         "replications": 3,
         "cities.population": 3,
         "cities.resident_manslayers": 2,
+        "exile": None,
     },
 )
 #: Trees at Shechem's boundary (Mishnah Makkot 2:7) with escorts who may persuade the avenger.
 TREES_ESCORTED = shipped(
     "bough_at_boundary",
-    **{"escorts.enabled": True, "escorts.persuade_p": 0.7, "replications": 5},
+    **{"escorts.enabled": True, "escorts.persuade_p": 0.7, "replications": 3},
 )
 CASES = {"default_small": DEFAULT_SMALL, "crowded": CROWDED, "trees_escorted": TREES_ESCORTED}
+
+
+@functools.cache
+def runs_of(case: str, how: str) -> list[Run]:
+    """A case's replications ``alone`` or ``stacked`` (once per test process)."""
+    scenario = Scenario.model_validate(CASES[case])
+    return one_by_one(scenario) if how == "alone" else stacked(scenario)
 
 
 def one_by_one(scenario: Scenario) -> list[Run]:
@@ -63,8 +73,6 @@ def one_by_one(scenario: Scenario) -> list[Run]:
 
 def stacked(scenario: Scenario) -> list[Run]:
     """Every replication from one stacked flight."""
-    from refuge_map.simulation.model import after_flight
-
     seeds = replication_seeds(scenario)
     worlds = [build_world(scenario, seed) for seed in seeds]
     flights = fly_stacked(scenario, worlds)
@@ -90,9 +98,8 @@ def assert_same_run(a: Run, b: Run, tmp: Path) -> None:
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_stacked_runs_are_byte_identical_to_runs_one_by_one(case: str, tmp_path: Path) -> None:
-    scenario = Scenario.model_validate(CASES[case])
-    alone, together = one_by_one(scenario), stacked(scenario)
-    assert len(together) == scenario.replications
+    alone, together = runs_of(case, "alone"), runs_of(case, "stacked")
+    assert len(together) == CASES[case]["replications"]
     for r, (a, b) in enumerate(zip(alone, together, strict=True)):
         assert a.seed == b.seed and a.run_id == b.run_id
         incidents = b.events["incident"]  # a priest's events are of no incident (-1)
@@ -101,9 +108,9 @@ def test_stacked_runs_are_byte_identical_to_runs_one_by_one(case: str, tmp_path:
 
 
 def test_the_scenarios_exercise_what_stacking_must_keep_apart() -> None:
-    crowded = stacked(Scenario.model_validate(CROWDED))
+    crowded = runs_of("crowded", "stacked")
     assert all(run.summary["cities"]["turned_away"] > 0 for run in crowded)
-    trees = stacked(Scenario.model_validate(TREES_ESCORTED))
+    trees = runs_of("trees_escorted", "stacked")
     kinds = set().union(*(set(run.events["kind"]) for run in trees))
     assert {"climbs_tree", "deterred", "capture"} <= kinds
     assert all("trees" in run.summary for run in trees)
@@ -113,7 +120,7 @@ def test_a_shared_reception_would_be_caught(monkeypatch: pytest.MonkeyPatch) -> 
     """With one count of the cities for all runs (not each run's), the runs differ from the
     runs one by one: the comparison above would fail."""
     scenario = Scenario.model_validate(CROWDED)
-    alone = one_by_one(scenario)
+    alone = runs_of("crowded", "alone")
     original = reception_module.Reception.of.__func__  # type: ignore[attr-defined]
 
     def shared(cls: Any, city_ids: Any, kinds: Any, conditions: Any, *, runs: int = 1) -> Any:
