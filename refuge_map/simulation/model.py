@@ -14,9 +14,14 @@ import pandas as pd
 
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import Flight, Progress, fly
-from refuge_map.simulation.exile import live_in_exile
-from refuge_map.simulation.replications import across, headline, replication_seeds
-from refuge_map.simulation.run import Run, make_run
+from refuge_map.simulation.exile import live_in_exile, summarize_exile
+from refuge_map.simulation.replications import (
+    across,
+    headline,
+    headline_of,
+    replication_seeds,
+)
+from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
 from refuge_map.simulation.stack import chunks, fly_stacked
 
@@ -74,6 +79,18 @@ def simulate_replications(scenario: Scenario) -> list[Run]:
     return runs
 
 
+def _headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
+    """A replication's `headline` from its flight and exile, without the run's tables."""
+    if scenario.exile is None:
+        return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
+    life = live_in_exile(flight, scenario.exile, seed)
+    priests = life.priests.reset_index(drop=life.priests.index.name is None)  # as `Run.priests`
+    exile = summarize_exile(life)
+    return headline_of(
+        scenario, overall_of(flight.outcomes), exile, life.manslayers["entered_y"], priests
+    )
+
+
 def _stacks(scenario: Scenario, runs: int) -> list[list[int]]:
     """The runs of a scenario's replications, in stacks of at most `stack.STACK_INCIDENTS`."""
     per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
@@ -111,9 +128,11 @@ def replicate(
             progress=progress if group[0] == 0 else None,
         )
         for i, flight in zip(group, flights, strict=True):
-            run = after_flight(scenario, seeds[i], flight)
-            first = run if i == 0 else first
-            rows.append(headline(run))
+            if i == 0:
+                first = after_flight(scenario, seeds[i], flight)
+                rows.append(headline(first))
+            else:
+                rows.append(_headline(scenario, seeds[i], flight))
     assert first is not None  # replications >= 1
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)

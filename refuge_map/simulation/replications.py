@@ -64,32 +64,46 @@ def headline(run: Run) -> dict[str, float]:
     flight outcome, deterred and given up; the median hours to asylum; with an exile, the share
     of each exile outcome, the median years in exile (all exiles, released) and the year of the
     releasing death (`RELEASE`)."""
-    overall = run.summary["overall"]
+    priests = None if run.priests is None else run.priests.drop(columns=["run_id", "seed"])
+    entered = None if run.manslayers is None else run.manslayers["entered_y"]
+    return headline_of(
+        run.scenario, run.summary["overall"], run.summary.get("exile"), entered, priests
+    )
+
+
+def headline_of(
+    scenario: Scenario,
+    overall: dict[str, Any],
+    exile: dict[str, Any] | None,
+    entered_y: pd.Series | None,
+    priests: pd.DataFrame | None,
+) -> dict[str, float]:
+    """`headline` from a run's parts, without its tables: the summary's ``overall`` and
+    ``exile`` blocks, the manslayers' ``entered_y`` and the succession of priests (the
+    replications after the first need no more)."""
     n = overall["incidents"]
     row = {f"flight.{k}": v / n for k, v in overall["outcomes"].items()}
     row |= {"flight.deterred": overall["deterred"] / n, "flight.gave_up": overall["gave_up"] / n}
     time = overall["time_to_asylum_h"]
     row["flight.median_h_to_asylum"] = math.nan if time is None else time["median"]
-    exile = run.summary.get("exile")
     if exile:
         later = [k for k in EXILE_OUTCOMES if k != "caught_in_flight"]  # = flight.capture
         row |= {f"exile.{k}": exile["outcomes"][k] / n for k in later}
         for group in ("all_exiles", "released"):
             years = exile["years_in_exile"][group]
             row[f"exile.median_years.{group}"] = math.nan if years is None else years["p50"]
-        row[RELEASE] = _release_y(run)
+        assert entered_y is not None and priests is not None and scenario.exile is not None
+        row[RELEASE] = _release_y(entered_y, priests, scenario.exile.priesthood.war_priest)
     return row
 
 
-def _release_y(run: Run) -> float:
+def _release_y(entered_y: pd.Series, priests: pd.DataFrame, war_priest: str) -> float:
     """The year of the death that releases one who entered exile at the run's median entry
     (`Succession.release`); NaN if nobody entered, inf with no high priest in office."""
-    assert run.manslayers is not None and run.priests is not None and run.scenario.exile
-    entered = run.manslayers["entered_y"].dropna()
+    entered = entered_y.dropna()
     if entered.empty:
         return math.nan
-    succession = Succession(run.priests.drop(columns=["run_id", "seed"]))
-    war_priest = run.scenario.exile.priesthood.war_priest
+    succession = Succession(priests)
     return float(succession.release(np.array([entered.median()]), war_priest=war_priest)[0][0])
 
 

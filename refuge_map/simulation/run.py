@@ -350,6 +350,11 @@ def _block(outcomes: pd.DataFrame) -> dict[str, Any]:
     }
 
 
+def overall_of(outcomes: pd.DataFrame) -> dict[str, Any]:
+    """The ``overall`` block of `summarize` alone (all a replication's headline reads)."""
+    return _block(outcomes)
+
+
 def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
     """Outcomes by kind, time to asylum (hours) and distance run (km), overall and by the city
     each manslayer ran for; plus the count of every event kind."""
