@@ -49,9 +49,10 @@ def scenario_network(scenario: Scenario) -> RefugeNetwork:
 class World:
     """A scenario made concrete for one seed: per-incident arrays in metres, seconds, m/s.
 
-    Index ``i`` of every array field is incident ``i``; every other field is of the whole run
-    (the network, the walking hours): `refuge_map.simulation.stack.stack_worlds` relies on this
-    to put several runs into one world (arrays end to end, the others shared).
+    Index ``i`` of every array field is incident ``i``; every other field is of the whole run,
+    a plain value (the walking hours) or a shared object (the network):
+    `refuge_map.simulation.stack.stack_worlds` relies on this to put several runs into one
+    world (arrays end to end, the others shared).
     """
 
     network: RefugeNetwork

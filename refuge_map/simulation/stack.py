@@ -28,9 +28,16 @@ from refuge_map.simulation.scenario import Scenario
 STACK_INCIDENTS = 50_000
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Whether two run-level field values are the same: one object, or equal plain values."""
-    return a is b or (isinstance(a, bool | int | float | str) and type(a) is type(b) and a == b)
+#: Run-level values compared by value (their type and repr, so that NaN equals NaN); any other
+#: object (the network, the road graph) must be the very same one.
+PLAIN = (bool, int, float, str, tuple, frozenset, type(None))
+
+
+def _token(value: Any) -> tuple[Any, ...]:
+    """What identifies a run-level field's value for stacking (`PLAIN`)."""
+    if isinstance(value, PLAIN):
+        return type(value).__name__, repr(value)
+    return "object", id(value)
 
 
 def stack_worlds(worlds: Sequence[World]) -> World:
@@ -68,7 +75,7 @@ def stack_worlds(worlds: Sequence[World]) -> World:
             if any(len(part) != world.n for part, world in zip(parts, worlds, strict=True)):
                 raise ValueError(f"World.{field.name} is not one value per incident")
             values[field.name] = np.concatenate(parts)
-        elif all(_same(parts[0], part) for part in parts[1:]):
+        elif all(_token(parts[0]) == _token(part) for part in parts[1:]):
             values[field.name] = parts[0]
         else:
             raise ValueError(f"runs that differ in World.{field.name} cannot be stacked")
@@ -123,7 +130,7 @@ def stack_key(scenario: Scenario, world: World, *, record: bool = True) -> tuple
     run-level field of the world (objects by identity: the cached network)."""
     options = tuple((k, repr(v)) for k, v in flight_options(scenario, record=record).items())
     fields = tuple(
-        (f.name, id(v) if not isinstance(v, bool | int | float | str) else (type(v), v))
+        (f.name, _token(v))
         for f in dataclasses.fields(World)
         if not isinstance(v := getattr(world, f.name), np.ndarray)
     )
