@@ -473,10 +473,7 @@ class _Pursuit:
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        follows = (self.a_end == NEVER) & (self.f_end < NEVER)  # his fugitive ended
-        if follows.any():
-            self.a_end[follows] = step
-            self.last_end = step  # his last rows are due (`_nobody_due`)
+        self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
         pursuing = started & (self.a_end == NEVER)
         sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
         self.set_out |= sets_out
