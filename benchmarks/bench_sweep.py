@@ -2,15 +2,15 @@
 ``--workers 1`` and ``--workers 2``.
 
 The sweep: the base scenario and axes of the shipped ``data/sweeps/tiny_escorts.yaml`` (8
-incidents over 24 hours; escorts x strategy x Latin-hypercube delays), with 2 delay samples and 8
-replications: 64 runs. Each command is timed from the outside (wall clock and the CPU time of the
-command and its worker processes, from the operating system's accounting of waited-for
-children), so the figure includes Python's start-up, the imports, the cluster's start-up and the
-workers' preparation (network); the command itself prints the seconds of the sweep's tasks alone
-and of its start-up (`SweepResult.sweep_s`, ``startup_s``), which give the figure with start-up
-excluded. Every mode must write the same ``runs.parquet`` (but for ``part``, which follows the
-batches each mode measured). The load average is printed beside the
-figures (the machine is shared: read ratios measured in one run).
+incidents over 24 hours; escorts x what the avenger knows x Latin-hypercube delays), with 2 delay
+samples and 8 replications: 64 runs. Each command is timed from the outside (wall clock and the
+CPU time of the command and its worker processes, from the operating system's accounting of
+waited-for children), so the figure includes Python's start-up, the imports, the cluster's
+start-up and the workers' preparation (network); the command itself prints the seconds of the
+sweep's tasks alone and of its start-up (`SweepResult.sweep_s`, ``startup_s``), which give the
+figure with start-up excluded. Every mode must write the same ``runs.parquet`` (but for ``part``,
+which follows the batches each mode measured). The load average is printed beside the figures
+(the machine is shared: read ratios measured in one run).
 
 Run: ``.venv/bin/python benchmarks/bench_sweep.py`` (``--replications N`` for another size).
 """

@@ -32,7 +32,7 @@ SWEEP: dict[str, Any] = {
     "replications": 3,
     "base": {"name": "batches", "dt_s": 300, "horizon_h": 12, "generate": {"n": 4}},
     "axes": {
-        "grid": {"escorts.enabled": [False, True], "avenger.strategy": ["chase", "intercept"]}
+        "grid": {"escorts.enabled": [False, True], "avenger.knows": ["sees_him", "destination"]}
     },
 }
 
@@ -90,7 +90,7 @@ def test_a_resumed_sweep_keeps_the_measured_batches(tmp_path: Path) -> None:
 
 
 def test_a_stacked_batch_gives_every_run_what_it_gives_alone(tmp_path: Path) -> None:
-    """Both strategies in one batch (two stacks): rows and part files as from `simulate`."""
+    """Two kinds of avenger in one batch (two stacks): rows and part files as from `simulate`."""
     spec = load_sweep(sweep_file(tmp_path, batch_runs=12))
     plan = plan_sweep(spec)
     out = tmp_path / "out"
