@@ -10,11 +10,18 @@ from folium.elements import JSCSSMixin
 from folium.map import Layer
 from jinja2 import Template
 
+from refuge_map._cells import as_point
 from refuge_map.render._html import script_json
 from refuge_map.render.assets import CLUSTER_CSS, CLUSTER_JS, folium_links
 
 #: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
 Marker = tuple[float, float, Sequence[str], str]
+
+
+def lat_lon(geometry: object) -> tuple[float, float]:
+    """(lat, lon) of a point geometry in WGS84 (a table's cell: TypeError if not a point)."""
+    point = as_point(geometry)
+    return point.y, point.x
 
 
 #: From this zoom on every marker stands alone (a town's streets).

@@ -198,7 +198,9 @@ class TimeSlider(JSCSSMixin, Layer):
         }
 
 
-def slider_times(times: pd.Series, *, origin: pd.Series | pd.Timestamp) -> list[int]:
+def slider_times(
+    times: pd.Series[pd.Timestamp], *, origin: NDArray[np.datetime64] | pd.Timestamp
+) -> list[int]:
     """Times as the slider counts them: milliseconds after `origin` (each row's killing),
     plus one day."""
     return (BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()

@@ -69,7 +69,23 @@ def after_flight(scenario: Scenario, seed: int, flight: Flight) -> Run:
 
 def simulate_replications(scenario: Scenario) -> list[Run]:
     """`scenario.replications` runs, one per seed of `replication_seeds`, in order (each
-    recorded; the same as `simulate` of each seed)."""
+    recorded; the same as `simulate` of each seed, their flights stacked).
+
+    Parameters
+    ----------
+    scenario
+        A validated `Scenario`.
+
+    Returns
+    -------
+    list of Run
+        One full run per seed, the first with ``scenario.seed``.
+
+    Raises
+    ------
+    GeoError
+        If the network cannot be built with the scenario's options.
+    """
     seeds = replication_seeds(scenario)
     runs = []
     for group in _stacks(scenario, len(seeds)):
@@ -115,6 +131,17 @@ def replicate(
         The root seed (default: ``scenario.seed``): the first run's seed, the others spawned.
     progress
         Called for the steps of the stack that holds the first run.
+
+    Returns
+    -------
+    Run
+        The first run, its summary with the ``replications`` block, and its
+        ``replications`` table.
+
+    Raises
+    ------
+    GeoError
+        If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario, seed)
     first: Run | None = None

@@ -146,7 +146,7 @@ def replications_table(block: dict[str, Any]) -> Table:
         f"the first run's seed {block['seeds'][0]}; the others spawned from it; intervals "
         "clipped to [0, 100]% for shares and at 0 for hours and years"
     )
-    if dominated:
+    if variance and dominated:
         caption += (
             f"\n{dominated}: most of the variance across runs is {variance['draw']} "
             f"(r\u00b2 >= {DOMINANT_R2}); read these with their interval"
