@@ -39,11 +39,19 @@ printed too, also the median of `REPEATS`. Each rate is given by wall-clock time
 load average is printed beside the figures. Peak memory: the traced peak of the engine's run
 (tracemalloc, a separate untimed pass) and the process's maximum resident size.
 
-Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/bench_flight.py``.
+Then the engine alone (`engine_sizes`): 8, 1k, 10k and 100k incidents (1M with ``--million``:
+about 5 GB and a few minutes), whole `run_flight` calls over the hour, set-up included; stacked
+runs against the same runs one by one (`stacked_vs_alone`: 30 replications of 1k incidents, 64
+sweep-sized runs of 8); and the default scenario's own flight, 120 hours (`default_flight`):
+its 30 replications stacked, and one replication alone.
+
+Run: ``.venv/bin/pip install -e '.[bench]'`` then ``.venv/bin/python benchmarks/bench_flight.py``
+(``--no-mesa`` for the engine's figures alone).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import resource
@@ -55,10 +63,12 @@ import warnings
 from collections.abc import Callable
 from functools import cache
 from itertools import pairwise
+from pathlib import Path
 
 import mesa
 import mesa_geo as mg
 import networkx as nx
+import numpy as np
 from shapely import STRtree
 from shapely.geometry import LineString, Point
 
@@ -66,7 +76,10 @@ from geo import REGION_CRS
 from geo.roads import Route
 from refuge_map.simulation import Scenario
 from refuge_map.simulation._setup import World, build_world
-from refuge_map.simulation.engine import run_flight
+from refuge_map.simulation.engine import Flight, fly, run_flight
+from refuge_map.simulation.replications import replication_seeds
+from refuge_map.simulation.scenario import load_scenario
+from refuge_map.simulation.stack import fly_stacked
 
 DT_S = 60.0
 STEPS = 60  # one hour of flight
@@ -75,9 +88,10 @@ REPEATS = 3  # each side: the median of three runs
 CAPTURE_M = 20.0
 SIGHT_M = 300.0  # the scenario default (`avenger.sight_m`)
 SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
+DEFAULT = "data/scenarios/default.yaml"
 
 
-def world(n_incidents: int) -> World:
+def world(n_incidents: int, seed: int = 35) -> World:
     """Incidents along the roads; avengers set out at once from homes up to 3 km away."""
     scenario = Scenario.model_validate(
         {
@@ -95,7 +109,7 @@ def world(n_incidents: int) -> World:
             },
         }
     )
-    return build_world(scenario, seed=35)
+    return build_world(scenario, seed=seed)
 
 
 def bench_engine(w: World, steps: int = STEPS) -> tuple[float, float]:
@@ -417,7 +431,7 @@ VARIANTS: tuple[tuple[str, type[Avenger]], ...] = (
 )
 
 
-def main() -> None:
+def mesa_comparison() -> None:
     """Print the engine's agent-steps per second and peak memory at each size, then each
     Mesa-Geo variant's rate and the engine's ratio to it."""
     warnings.simplefilter("ignore")
@@ -447,6 +461,98 @@ def main() -> None:
             )
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"process max RSS: {rss:.0f} MB (Python {sys.version.split()[0]}, one core)")
+
+
+# --------------------------------------------------------------------------- engine alone
+
+
+def active_agent_steps(flight: Flight, steps: int) -> float:
+    """Agent-steps while active: a fugitive and his avenger count until he ends (`steps` at
+    the horizon), from the step of his killing."""
+    start = np.floor(flight.world.t0_s / flight.dt_s)
+    end = (flight.outcomes["end_s"].to_numpy() / flight.dt_s).copy()
+    end[np.isnan(end)] = steps
+    return 2 * float(np.maximum(np.minimum(end, steps) - start, 0).sum())
+
+
+def timed_flights(fly: Callable[[], list[Flight]], steps: int) -> tuple[float, float, float]:
+    """Wall and CPU seconds of `fly` (set-up and splitting included) and the active
+    agent-steps of the flights it returns."""
+    start, cpu = time.perf_counter(), time.process_time()
+    flights = fly()
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return wall, cpu, sum(active_agent_steps(f, steps) for f in flights)
+
+
+def rate_line(label: str, wall: float, cpu: float, active: float) -> str:
+    """A figure: agent-steps per second by wall clock and CPU, and the seconds."""
+    return (
+        f"{label}: {active / wall:,.0f} agent-steps/s (CPU {active / cpu:,.0f}); "
+        f"{wall:.2f} s wall, {cpu:.2f} s CPU; {load()}"
+    )
+
+
+def engine_sizes(million: bool) -> None:
+    """The engine at 8, 1k, 10k, 100k (and 1M) incidents over the hour: whole calls, set-up
+    included (median of `REPEATS` up to 10k, one run above)."""
+    options = {"dt_s": DT_S, "horizon_s": STEPS * DT_S, "capture_m": CAPTURE_M}
+    for n in (8, 1_000, 10_000, 100_000, *((1_000_000,) if million else ())):
+        w = world(n)
+        runs = [
+            timed_flights(lambda w=w: [run_flight(w, **options, record_every=None)], STEPS)
+            for _ in range(REPEATS if n <= 10_000 else 1)
+        ]
+        wall, cpu, active = (statistics.median(r[k] for r in runs) for k in range(3))
+        print(rate_line(f"engine, {n:,} incidents over {STEPS} steps", wall, cpu, active))
+
+
+def stacked_vs_alone(runs: int, n: int, steps: int = STEPS) -> None:
+    """`runs` runs of `n` incidents (seeds 0, 1, ...) one by one and stacked into one flight."""
+    scenario = Scenario.model_validate(  # the flight's options only
+        {"name": "bench", "dt_s": DT_S, "horizon_h": steps * DT_S / 3600, "generate": {"n": 1}}
+    )
+    worlds = [world(n, seed) for seed in range(runs)]
+    assert scenario.avenger.capture_m == CAPTURE_M
+    alone = timed_flights(lambda: [fly(scenario, w, record=False) for w in worlds], steps)
+    together = timed_flights(lambda: fly_stacked(scenario, worlds, recorded=[False] * runs), steps)
+    print(rate_line(f"{runs} runs of {n:,} incidents one by one", *alone))
+    print(rate_line(f"{runs} runs of {n:,} incidents stacked", *together))
+    print(
+        f"  stacked / one by one: {alone[0] / together[0]:.1f}x wall, "
+        f"{alone[1] / together[1]:.1f}x CPU"
+    )
+
+
+def default_flight() -> None:
+    """The default scenario's flight (120 h): its replications stacked, and one alone."""
+    scenario = load_scenario(Path(__file__).resolve().parents[1] / DEFAULT)
+    worlds = [build_world(scenario, seed) for seed in replication_seeds(scenario)]
+    steps = math.ceil(scenario.horizon_h * 3600 / scenario.dt_s)
+    one = timed_flights(lambda: [fly(scenario, worlds[0], record=False)], steps)
+    stacked = timed_flights(
+        lambda: fly_stacked(scenario, worlds, recorded=[False] * len(worlds)), steps
+    )
+    print(rate_line("default scenario, one replication", *one))
+    print(rate_line(f"default scenario, {len(worlds)} replications stacked", *stacked))
+    ratio = len(worlds) * one[0] / stacked[0]
+    print(f"  {len(worlds)} stacked against {len(worlds)} x one: {ratio:.1f}x wall")
+
+
+def main() -> None:
+    """The Mesa-Geo comparison (unless ``--no-mesa``), then the engine alone: sizes, stacked
+    against one by one, the default scenario."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-mesa", action="store_true", help="skip the Mesa-Geo comparison")
+    parser.add_argument("--million", action="store_true", help="also 1M incidents (~5 GB)")
+    args = parser.parse_args()
+    if not args.no_mesa:
+        mesa_comparison()
+    engine_sizes(args.million)
+    stacked_vs_alone(30, 1_000)
+    stacked_vs_alone(64, 8)
+    default_flight()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"process max RSS: {rss:.0f} MB")
 
 
 if __name__ == "__main__":

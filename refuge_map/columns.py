@@ -295,11 +295,15 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "spec_hash": "the hash of the sweep file (another sweep's folder is refused)",
         "version": "the package's version",
         "n_runs": "runs in the sweep",
-        "batch_runs": "runs per task",
+        "batch_runs": "runs per task (the sweep file's; null: measured after the pilot batch)",
+        "pilot_runs": "runs of the pilot batch whose seconds size the others (0: none)",
         "axes": "the axes",
     },
     "manifest_runs": {
-        "kind": "run",
+        "kind": "run, or batching (the one line giving the size measured after the pilot)",
+        "batch_runs": "the batching line: runs per task after the pilot, measured",
+        "per_run_s": "the batching line: the pilot's wall seconds per run",
+        "workers": "the batching line: worker processes when it was measured",
         "params": "the run's axis values (its other keys are the columns of runs.parquet)",
     },
     "summary": {
@@ -323,9 +327,11 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "parameters": "every model number with its provenance: name (its scenario path), "
         "value, unit, provenance (source, assumption or setting), basis (the citation or the "
         "rationale), range (an assumption's plausible low and high)",
-        "replications": "with replications: n, seeds, each outcome's mean, 95% interval of the "
-        "mean (Student's t), sd, min and max (outcomes; release_y), and variance: how much of "
-        "each exile outcome's variance the releasing death explains (r2, dominated)",
+        "replications": "with replications: n, seeds, interval (how the intervals are made), "
+        "each outcome's mean, 95% interval of the mean (Student's t; clipped to [0, 1] for "
+        "shares and at 0 for hours and years), sd, min and max (outcomes; release_y), and "
+        "variance: how much of each exile outcome's variance the releasing death explains (r2, "
+        "dominated)",
         "exile.outcomes": "manslayers by outcome (the exile outcomes below)",
         "exile.by_city": "manslayers by city and outcome",
         "cities.by_city": "each city's reception over the run: its population, residents at the "

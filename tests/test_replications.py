@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from refuge_map.simulation import Scenario, read_run, replicate, replication_seeds
+from refuge_map.simulation.replications import bounds, interval
 
 SMALL: dict[str, Any] = {
     "name": "small",
@@ -74,3 +76,27 @@ def test_run_prints_the_intervals_and_writes_the_replications_deterministically(
     )
     parameters = {row["name"]: row for row in back.summary["parameters"]}
     assert parameters["avenger.give_up_per_day"]["provenance"] == "assumption"
+
+
+def test_intervals_are_clipped_to_what_the_outcome_can_be() -> None:
+    # three runs, one capture among them: the unclipped interval of the share reaches below 0
+    shares = pd.Series([0.0, 0.0, 0.04])
+    wide = interval(shares)
+    assert wide["ci95"][0] < 0
+    clipped = interval(shares, within=bounds("flight.capture"))
+    assert clipped["ci95"][0] == 0.0 and clipped["ci95"][1] == wide["ci95"][1]
+    near_one = interval(pd.Series([1.0, 1.0, 0.96]), within=bounds("flight.arrival"))
+    assert near_one["ci95"][1] == 1.0 and near_one["ci95"][0] < 1.0
+    hours = interval(pd.Series([0.0, 0.0, 3.0]), within=bounds("flight.median_h_to_asylum"))
+    assert hours["ci95"][0] == 0.0 and hours["ci95"][1] > 3.0  # no upper bound on hours
+    assert bounds("exile.median_years.released") == (0.0, math.inf)
+    assert bounds("exile.released") == (0.0, 1.0)
+
+
+def test_the_summary_says_how_its_intervals_are_clipped() -> None:
+    block = replicate(_scenario(3)).summary["replications"]
+    assert "clipped to [0, 1] for shares" in block["interval"]
+    for name, stats in block["outcomes"].items():
+        if stats["ci95"] is not None:
+            low, high = bounds(name)
+            assert low <= stats["ci95"][0] <= stats["ci95"][1] <= high, name

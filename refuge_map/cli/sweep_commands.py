@@ -122,8 +122,16 @@ def sweep_run(
     failed = int((result.runs["status"] != "done").sum())
     console().print(
         f"{len(result.runs)} runs ({result.new_runs} new, {failed} failed) -> "
-        f"{result.out / 'runs.parquet'}"
+        f"{result.out / 'runs.parquet'}",
+        soft_wrap=True,
     )
+    if result.new_runs:
+        console(stderr=True).print(
+            f"{result.new_runs} runs in {result.sweep_s:.2f} s "
+            f"({result.new_runs / max(result.sweep_s, 1e-9):.1f} runs/s) after "
+            f"{result.startup_s:.2f} s of start-up",
+            soft_wrap=True,
+        )
 
 
 @sweep_app.command("report")

@@ -94,7 +94,10 @@ def scenario_network(scenario: Scenario) -> RefugeNetwork:
 class World:
     """A scenario made concrete for one seed: per-incident arrays in metres, seconds, m/s.
 
-    Index ``i`` of every array is incident ``i``.
+    Index ``i`` of every array field is incident ``i``; every other field is of the whole run,
+    a plain value (the walking hours) or a shared object (the network):
+    `refuge_map.simulation.stack.stack_worlds` relies on this to put several runs into one
+    world (arrays end to end, the others shared).
     """
 
     network: RefugeNetwork
@@ -122,6 +125,7 @@ class World:
     knows_law: NDArray[np.bool_]  # he knows the 42 receive one intending refuge (Makkot 10a)
     finds_way: NDArray[np.bool_]  # he takes the shortest way: he knows it, or signposts show it
     leaves_road: NDArray[np.bool_]  # he goes across country when he sees his avenger
+    run: NDArray[np.int64]  # the run of each incident (0; runs stacked: 0, 1, ...)
 
     @property
     def n(self) -> int:
@@ -228,6 +232,7 @@ def build_world(scenario: Scenario, seed: int) -> World:
         # the signs "miklat" at the crossroads show every one the way (Makkot 10b)
         finds_way=(rngs["way"].uniform(size=n) < fugitive.knows_way_p) | scenario.network.signposts,
         leaves_road=rngs["leave_road"].uniform(size=n) < fugitive.leave_road_p,
+        run=np.zeros(n, dtype=np.int64),
     )
 
 

@@ -214,6 +214,8 @@ def _gates(world: World, edge: Ints, s: Floats, heading: NDArray[np.str_]) -> In
 # the pursuit's per-incident working arrays: compaction keeps the rows of incidents in play
 _ROWS = (
     "ids",
+    "run",
+    "recorded",
     "t0_s",
     "year",
     "setout_s",
@@ -283,12 +285,14 @@ class _Pursuit:
         sight_m: float,
         capture_m: float,
         record_every: int | None,
+        recorded: Bools | None,
         conditions: CityConditions,
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
         self.knows, self.sight_m = knows, sight_m
-        self.ids = np.arange(n)
+        self.ids, self.run = np.arange(n), world.run
+        self.recorded = np.ones(n, dtype=bool) if recorded is None else recorded
         self.t0_s, self.year, self.setout_s = world.t0_s, world.year, world.setout_s
         self.give_up_s, self.persuader = world.give_up_s, world.persuader
         self.deterred_if, self.has_tree = world.deterred_if, world.has_tree
@@ -303,7 +307,9 @@ class _Pursuit:
         self.city_kind = world.network.cities["kind"].to_numpy(str)
         # each city index's name, and "" at -1 (`World.city_names`, looked up once)
         self.city_name = world.city_names(np.arange(len(world.city_ids) + 1))
-        self.reception = Reception.of(world.city_ids, self.city_kind, conditions)
+        # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
+        runs = int(world.run.max(initial=0)) + 1
+        self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
         target = pd.Index(world.city_ids).get_indexer(pd.Index(heading))
@@ -630,7 +636,8 @@ class _Pursuit:
         with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
         the working rows turned away."""
         rows = np.flatnonzero(arrive)
-        received, rule, citation = self.reception.admit(self.city[rows])
+        slot = self.run[rows] * len(self.world.city_ids) + self.city[rows]
+        received, rule, citation = self.reception.admit(slot)
         turned = np.zeros(len(arrive), dtype=bool)
         turned[rows[~received]] = True
         if not turned.any():
@@ -769,7 +776,7 @@ class _Pursuit:
             (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
         ):
             self.log.row(
-                started & (end >= step - 1) & (due | (end <= step)),
+                started & self.recorded & (end >= step - 1) & (due | (end <= step)),
                 role,
                 step,
                 xy,
@@ -827,6 +834,7 @@ def run_flight(
     sight_m: float = 300.0,
     capture_m: float = 20.0,
     record_every: int | None = 1,
+    recorded: Bools | None = None,
     conditions: CityConditions | None = None,
     progress: Progress | None = None,
 ) -> Flight:
@@ -851,6 +859,8 @@ def run_flight(
     record_every
         Record trajectory rows every this many steps (and at each agent's first and last); None
         records none (benchmarks).
+    recorded
+        The incidents whose trajectory rows are recorded (default: all).
     conditions
         What a city must be to receive (the scenario's ``cities:``; default: every city has
         elders and room for a middling town's population).
@@ -870,6 +880,7 @@ def run_flight(
         sight_m=sight_m,
         capture_m=capture_m,
         record_every=record_every,
+        recorded=recorded,
         conditions=conditions or CityConditions(),
     )
     n_steps = int(np.ceil(horizon_s / dt_s - 1e-9))
@@ -883,19 +894,23 @@ def run_flight(
     return pursuit.result(step)
 
 
+def flight_options(scenario: Scenario, *, record: bool = True) -> dict[str, Any]:
+    """The keyword arguments of `run_flight` a scenario sets: time step, horizon, what the
+    avenger knows, sight and capture distances, recording (none if not `record`) and the
+    cities' conditions."""
+    return {
+        "dt_s": scenario.dt_s,
+        "horizon_s": scenario.horizon_h * 3600.0,
+        "knows": scenario.avenger.knows,
+        "sight_m": scenario.avenger.sight_m,
+        "capture_m": scenario.avenger.capture_m,
+        "record_every": scenario.output.record_every_steps if record else None,
+        "conditions": scenario.cities,
+    }
+
+
 def fly(
     scenario: Scenario, world: World, *, progress: Progress | None = None, record: bool = True
 ) -> Flight:
-    """`run_flight` with the scenario's time step, horizon, what the avenger knows, sight and
-    capture distances and recording (none if not `record`) (a `world` built from it)."""
-    return run_flight(
-        world,
-        dt_s=scenario.dt_s,
-        horizon_s=scenario.horizon_h * 3600.0,
-        knows=scenario.avenger.knows,
-        sight_m=scenario.avenger.sight_m,
-        capture_m=scenario.avenger.capture_m,
-        record_every=scenario.output.record_every_steps if record else None,
-        conditions=scenario.cities,
-        progress=progress,
-    )
+    """`run_flight` with the scenario's `flight_options` (a `world` built from it)."""
+    return run_flight(world, **flight_options(scenario, record=record), progress=progress)

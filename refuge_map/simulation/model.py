@@ -1,9 +1,9 @@
 """The model: one run of a scenario = build the world -> the flight -> the exile -> a `Run`;
-and the scenario's replications, summarized.
+and the scenario's replications, stepped as one stacked flight and summarized.
 
-The orchestrator, apart from the steps it orchestrates (the flight in `engine`, the exile in
-`exile`, the result in `run`, the summary across runs in `replications`); nothing below imports
-it.
+The orchestrator, apart from the steps it orchestrates (the flight in `engine`, stacking runs
+in `stack`, the exile in `exile`, the result in `run`, the summary across runs in
+`replications`); nothing below imports it.
 """
 
 from __future__ import annotations
@@ -13,11 +13,17 @@ import dataclasses
 import pandas as pd
 
 from refuge_map.simulation._setup import build_world
-from refuge_map.simulation.engine import Progress, fly
-from refuge_map.simulation.exile import live_in_exile
-from refuge_map.simulation.replications import across, headline, replication_seeds
-from refuge_map.simulation.run import Run, make_run
+from refuge_map.simulation.engine import Flight, Progress, fly
+from refuge_map.simulation.exile import live_in_exile, summarize_exile
+from refuge_map.simulation.replications import (
+    across,
+    headline,
+    headline_of,
+    replication_seeds,
+)
+from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.stack import chunks, fly_stacked
 
 
 def simulate(
@@ -52,12 +58,18 @@ def simulate(
     """
     seed = scenario.seed if seed is None else seed
     flight = fly(scenario, build_world(scenario, seed), progress=progress, record=record)
+    return after_flight(scenario, seed, flight)
+
+
+def after_flight(scenario: Scenario, seed: int, flight: Flight) -> Run:
+    """The rest of a run once its flight is flown: the exile (with one), then the `Run`."""
     life = None if scenario.exile is None else live_in_exile(flight, scenario.exile, seed)
     return make_run(scenario, seed, flight, life)
 
 
 def simulate_replications(scenario: Scenario) -> list[Run]:
-    """`scenario.replications` runs, one per seed of `replication_seeds`, in order.
+    """`scenario.replications` runs, one per seed of `replication_seeds`, in order (each
+    recorded; the same as `simulate` of each seed, their flights stacked).
 
     Parameters
     ----------
@@ -74,7 +86,31 @@ def simulate_replications(scenario: Scenario) -> list[Run]:
     GeoError
         If the network cannot be built with the scenario's options.
     """
-    return [simulate(scenario, seed) for seed in replication_seeds(scenario)]
+    seeds = replication_seeds(scenario)
+    runs = []
+    for group in _stacks(scenario, len(seeds)):
+        worlds = [build_world(scenario, seeds[i]) for i in group]
+        flights = fly_stacked(scenario, worlds)
+        runs += [after_flight(scenario, seeds[i], f) for i, f in zip(group, flights, strict=True)]
+    return runs
+
+
+def _headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
+    """A replication's `headline` from its flight and exile, without the run's tables."""
+    if scenario.exile is None:
+        return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
+    life = live_in_exile(flight, scenario.exile, seed)
+    priests = life.priests.reset_index(drop=life.priests.index.name is None)  # as `Run.priests`
+    exile = summarize_exile(life)
+    return headline_of(
+        scenario, overall_of(flight.outcomes), exile, life.manslayers["entered_y"], priests
+    )
+
+
+def _stacks(scenario: Scenario, runs: int) -> list[list[int]]:
+    """The runs of a scenario's replications, in stacks of at most `stack.STACK_INCIDENTS`."""
+    per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
+    return chunks([per_run] * runs)
 
 
 def replicate(
@@ -84,6 +120,9 @@ def replicate(
     tables), its summary with a ``replications`` block (`replications.across`: each outcome's
     mean and 95% interval across the runs), and the `Run.replications` table (one row per run).
 
+    The replications' flights step together, stacked (`stack.fly_stacked`; at most
+    `stack.STACK_INCIDENTS` incidents at once), with the results of running them one by one.
+
     Parameters
     ----------
     scenario
@@ -91,7 +130,7 @@ def replicate(
     seed
         The root seed (default: ``scenario.seed``): the first run's seed, the others spawned.
     progress
-        Called for the first run's steps.
+        Called for the steps of the stack that holds the first run.
 
     Returns
     -------
@@ -105,9 +144,23 @@ def replicate(
         If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario, seed)
-    first = simulate(scenario, seeds[0], progress=progress)
-    rows = [headline(first)]
-    rows += [headline(simulate(scenario, s, record=False)) for s in seeds[1:]]
+    first: Run | None = None
+    rows = []
+    for group in _stacks(scenario, len(seeds)):
+        worlds = [build_world(scenario, seeds[i]) for i in group]
+        flights = fly_stacked(
+            scenario,
+            worlds,
+            recorded=[i == 0 for i in group],
+            progress=progress if group[0] == 0 else None,
+        )
+        for i, flight in zip(group, flights, strict=True):
+            if i == 0:
+                first = after_flight(scenario, seeds[i], flight)
+                rows.append(headline(first))
+            else:
+                rows.append(_headline(scenario, seeds[i], flight))
+    assert first is not None  # replications >= 1
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
     summary = {**first.summary, "replications": across(table)}

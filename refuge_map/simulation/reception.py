@@ -141,10 +141,14 @@ def city_goals(world: World) -> tuple[Ints, Floats]:
 class Reception:
     """The manslayers in each city through the flight, and whether it receives the next.
 
+    Runs stacked into one flight (`refuge_map.simulation.stack`) each count their own: the
+    arrays hold one slot per run and city, ``run * len(city_ids) + city`` (one run: the city
+    index), and `split` gives each run's.
+
     Attributes
     ----------
     city_ids, kinds
-        The cities, by city index, and their kinds (`geo.asylum.CITY_KINDS`).
+        The cities, by city index, and their kinds (`geo.asylum.CITY_KINDS`), per slot.
     population
         Inhabitants beside the manslayers (`CityConditions`).
     residents
@@ -165,7 +169,12 @@ class Reception:
 
     @classmethod
     def of(
-        cls, city_ids: tuple[str, ...], kinds: NDArray[np.str_], conditions: CityConditions
+        cls,
+        city_ids: tuple[str, ...],
+        kinds: NDArray[np.str_],
+        conditions: CityConditions,
+        *,
+        runs: int = 1,
     ) -> Reception:
         """The cities' conditions as arrays.
 
@@ -175,6 +184,8 @@ class Reception:
             The network's cities and their kinds, in its order.
         conditions
             The scenario's ``cities:`` section.
+        runs
+            Runs counted apart, each from the same start (slot ``run * len(city_ids) + city``).
 
         Returns
         -------
@@ -194,16 +205,27 @@ class Reception:
                 field=f"cities.by_city.{unknown}",
             )
         population, residents, elders = zip(*map(conditions.of, city_ids), strict=True)
-        k = len(city_ids)
+        slots = len(city_ids) * runs
         return cls(
             city_ids=city_ids,
-            kinds=np.asarray(kinds, dtype=str),
-            population=np.array(population, dtype=np.float64),
-            residents=np.array(residents, dtype=np.int64),
-            receives=np.array(elders) | (conditions.no_elders == "received"),
-            arrived=np.zeros(k, np.int64),
-            turned_away=np.zeros(k, np.int64),
+            kinds=np.tile(np.asarray(kinds, dtype=str), runs),
+            population=np.tile(np.array(population, dtype=np.float64), runs),
+            residents=np.tile(np.array(residents, dtype=np.int64), runs),
+            receives=np.tile(np.array(elders) | (conditions.no_elders == "received"), runs),
+            arrived=np.zeros(slots, np.int64),
+            turned_away=np.zeros(slots, np.int64),
         )
+
+    def split(self) -> list[Reception]:
+        """Each run's reception (one run: itself), by run."""
+        k = len(self.city_ids)
+        if len(self.residents) == k:
+            return [self]
+        arrays = ("kinds", "population", "residents", "receives", "arrived", "turned_away")
+        return [
+            Reception(self.city_ids, **{a: getattr(self, a)[r * k : (r + 1) * k] for a in arrays})
+            for r in range(len(self.residents) // k)
+        ]
 
     def admit(self, city: Ints) -> tuple[Bools, NDArray[Any], NDArray[Any]]:
         """Arrivals at their cities: who is received (and counted a resident).
@@ -211,7 +233,8 @@ class Reception:
         Parameters
         ----------
         city
-            City indices of the arrivals, in incident order (the earlier are received first).
+            Slots of the arrivals (one run: city indices), in incident order (the earlier are
+            received first).
 
         Returns
         -------

@@ -3,7 +3,9 @@
 A scenario's replications differ only in their seeds: the first is the root seed itself, the
 others are spawned from it (`replication_seeds`), so the first k runs are the same however many
 are asked for. Each outcome is given as the mean across replications with the 95% confidence
-interval of that mean (Student's t), the standard deviation and the range of the runs. Where one
+interval of that mean (Student's t), the standard deviation and the range of the runs; the
+interval is clipped to what the outcome can be (`bounds`: a share to [0, 1], hours and years at
+0), as a mean near 0 or 1 over few runs would otherwise reach past them. Where one
 draw, the death of the high priest in office when the exiles enter (`RELEASE`), explains most of
 an outcome's variance across runs (its squared rank correlation with the outcome is at least
 `DOMINANT_R2`), the summary says so.
@@ -32,6 +34,22 @@ DOMINANT_R2 = 0.5
 #: The one draw whose influence is measured: the year of the first death that releases a
 #: manslayer who entered exile at the run's median entry (Mishnah Makkot 2:6), in years.
 RELEASE = "release_y"
+#: What the summary says of its intervals (``replications.interval``).
+INTERVAL = (
+    "95% interval of the mean (Student's t), clipped to [0, 1] for shares and at 0 for hours "
+    "and years"
+)
+
+
+def is_share(outcome: str) -> bool:
+    """Whether a headline outcome is a share of the incidents (not hours or years)."""
+    return not ("_h_" in outcome or "years" in outcome or outcome == RELEASE)
+
+
+def bounds(outcome: str) -> tuple[float, float]:
+    """What a headline outcome can be: a share lies in [0, 1]; hours and years are never
+    negative."""
+    return (0.0, 1.0) if is_share(outcome) else (0.0, math.inf)
 
 
 def replication_seeds(scenario: Scenario, seed: int | None = None) -> list[int]:
@@ -59,48 +77,68 @@ def headline(run: Run) -> dict[str, float]:
     flight outcome, deterred and given up; the median hours to asylum; with an exile, the share
     of each exile outcome, the median years in exile (all exiles, released) and the year of the
     releasing death (`RELEASE`)."""
-    overall = run.summary["overall"]
+    priests = None if run.priests is None else run.priests.drop(columns=["run_id", "seed"])
+    entered = None if run.manslayers is None else run.manslayers["entered_y"]
+    return headline_of(
+        run.scenario, run.summary["overall"], run.summary.get("exile"), entered, priests
+    )
+
+
+def headline_of(
+    scenario: Scenario,
+    overall: dict[str, Any],
+    exile: dict[str, Any] | None,
+    entered_y: pd.Series | None,
+    priests: pd.DataFrame | None,
+) -> dict[str, float]:
+    """`headline` from a run's parts, without its tables: the summary's ``overall`` and
+    ``exile`` blocks, the manslayers' ``entered_y`` and the succession of priests (the
+    replications after the first need no more)."""
     n = overall["incidents"]
     row = {f"flight.{k}": v / n for k, v in overall["outcomes"].items()}
     row |= {"flight.deterred": overall["deterred"] / n, "flight.gave_up": overall["gave_up"] / n}
     time = overall["time_to_asylum_h"]
     row["flight.median_h_to_asylum"] = math.nan if time is None else time["median"]
-    exile = run.summary.get("exile")
     if exile:
         later = [k for k in EXILE_OUTCOMES if k != "caught_in_flight"]  # = flight.capture
         row |= {f"exile.{k}": exile["outcomes"][k] / n for k in later}
         for group in ("all_exiles", "released"):
             years = exile["years_in_exile"][group]
             row[f"exile.median_years.{group}"] = math.nan if years is None else years["p50"]
-        row[RELEASE] = _release_y(run)
+        assert entered_y is not None and priests is not None and scenario.exile is not None
+        row[RELEASE] = _release_y(entered_y, priests, scenario.exile.priesthood.war_priest)
     return row
 
 
-def _release_y(run: Run) -> float:
+def _release_y(entered_y: pd.Series, priests: pd.DataFrame, war_priest: str) -> float:
     """The year of the death that releases one who entered exile at the run's median entry
     (`Succession.release`); NaN if nobody entered, inf with no high priest in office."""
-    assert run.manslayers is not None and run.priests is not None and run.scenario.exile
-    entered = run.manslayers["entered_y"].dropna()
+    entered = entered_y.dropna()
     if entered.empty:
         return math.nan
-    succession = Succession(run.priests.drop(columns=["run_id", "seed"]))
-    war_priest = run.scenario.exile.priesthood.war_priest
+    succession = Succession(priests)
     return float(succession.release(np.array([entered.median()]), war_priest=war_priest)[0][0])
 
 
-def interval(values: pd.Series) -> dict[str, Any]:
-    """Mean, 95% confidence interval of the mean (Student's t), standard deviation, range and
-    count of the finite `values`; None where there are none (the interval with one only)."""
+def interval(
+    values: pd.Series, *, within: tuple[float, float] = (-math.inf, math.inf)
+) -> dict[str, Any]:
+    """Mean, 95% confidence interval of the mean (Student's t) clipped to `within`, standard
+    deviation, range and count of the finite `values`; None where there are none (the interval
+    with one only)."""
     x = values.dropna().to_numpy(float)
     if x.size == 0:
         return {"n": 0, "mean": None, "ci95": None, "sd": None, "min": None, "max": None}
     sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
     half = float(stats.t.ppf(0.975, x.size - 1) * sd / math.sqrt(x.size)) if x.size > 1 else None
     mean = float(x.mean())
+    low, high = within
     return {
         "n": int(x.size),
         "mean": round(mean, 4),
-        "ci95": None if half is None else [round(mean - half, 4), round(mean + half, 4)],
+        "ci95": None
+        if half is None
+        else [round(max(mean - half, low), 4), round(min(mean + half, high), 4)],
         "sd": None if x.size < 2 else round(sd, 4),
         "min": round(float(x.min()), 4),
         "max": round(float(x.max()), 4),
@@ -126,11 +164,12 @@ def across(table: pd.DataFrame) -> dict[str, Any]:
     block: dict[str, Any] = {
         "n": len(table),
         "seeds": [int(s) for s in table["seed"]],
-        "outcomes": {c: interval(table[c]) for c in outcomes},
+        "interval": INTERVAL,
+        "outcomes": {c: interval(table[c], within=bounds(c)) for c in outcomes},
     }
     if RELEASE in table:
         r2 = {c: _r2(table[RELEASE], table[c]) for c in outcomes if c.startswith("exile.")}
-        block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan))
+        block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan), within=bounds(RELEASE))
         block["variance"] = {
             "draw": "the death of the high priest in office when the exiles enter (one draw "
             "of his life)",

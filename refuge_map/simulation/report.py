@@ -7,7 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES
-from refuge_map.simulation.replications import DOMINANT_R2
+from refuge_map.simulation.replications import DOMINANT_R2, is_share
 
 #: City columns of the exile table beyond which the rest are summed into one (48 cities).
 CITY_COLUMNS = 6
@@ -142,7 +142,10 @@ def replications_table(block: dict[str, Any]) -> Table:
     and years as they are. The caption names the outcomes one draw dominates."""
     variance = block.get("variance")
     dominated = ", ".join(variance["dominated"]) if variance else ""
-    caption = f"the first run's seed {block['seeds'][0]}; the others spawned from it"
+    caption = (
+        f"the first run's seed {block['seeds'][0]}; the others spawned from it; intervals "
+        "clipped to [0, 100]% for shares and at 0 for hours and years"
+    )
     if variance and dominated:
         caption += (
             f"\n{dominated}: most of the variance across runs is {variance['draw']} "
@@ -158,7 +161,7 @@ def replications_table(block: dict[str, Any]) -> Table:
     for name, stats in block["outcomes"].items():
         if stats["mean"] is None:
             continue
-        scale, unit = (1.0, "") if "_h_" in name or "years" in name else (100.0, "%")
+        scale, unit = (100.0, "%") if is_share(name) else (1.0, "")
         ci = stats["ci95"]
         table.add_row(
             name,

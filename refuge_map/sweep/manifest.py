@@ -18,7 +18,10 @@ MANIFEST = "manifest.jsonl"
 class Manifest:
     """``DIR/manifest.jsonl``: a header line, then one line per finished run.
 
-    The header names the sweep, its spec hash, the package version and the batching. A run line
+    The header names the sweep, its spec hash, the package version and the batching (the
+    sweep file's ``batch_runs``, or a pilot batch's size). When the batches are measured, a
+    ``batching`` line after the pilot's runs gives the size measured for the others
+    (`refuge_map.sweep.plan.measured_batch_runs`), which a resumed sweep keeps. A run line
     carries the run's parameters, seed, scenario hash, version, status (``done`` or
     ``failed``), part file and outcomes. Lines are appended by the client alone, each batch's
     lines in one write followed by ``fsync``, and only after the batch's part files were
@@ -33,11 +36,14 @@ class Manifest:
         The header record.
     runs
         Recorded runs by run index.
+    batching
+        The ``batching`` line (None before the pilot has run, or with a fixed ``batch_runs``).
     """
 
     path: Path
     header: dict[str, Any]
     runs: dict[int, dict[str, Any]] = field(default_factory=dict)
+    batching: dict[str, Any] | None = None
 
     @classmethod
     def open(cls, out: Path, header: dict[str, Any], *, resume: bool) -> Manifest:
@@ -58,7 +64,7 @@ class Manifest:
             write_marker(out)
             _append(path, [header])
             return cls(path, header)
-        found, runs = _read(path)
+        found, runs, batching = _read(path)
         if found.get("spec_hash") != header["spec_hash"]:
             raise RefugeError(
                 f"the output folder holds another sweep's manifest ({found.get('sweep')!r}, "
@@ -70,7 +76,12 @@ class Manifest:
                 "the output folder already holds this sweep; pass --resume to finish it",
                 source=str(path),
             )
-        return cls(path, found, runs)
+        return cls(path, found, runs, batching)
+
+    def record_batching(self, batching: dict[str, Any]) -> None:
+        """Append the ``batching`` line: the measured size of the batches after the pilot."""
+        self.batching = {"kind": "batching", **batching}
+        _append(self.path, [self.batching])
 
     def record(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Append the runs not yet recorded (a resumed batch may repeat some); return them."""
@@ -91,8 +102,11 @@ def _append(path: Path, records: list[dict[str, Any]]) -> None:
         os.close(fd)
 
 
-def _read(path: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
-    """The header and the recorded runs; a torn last line is cut off the file."""
+def _read(
+    path: Path,
+) -> tuple[dict[str, Any], dict[int, dict[str, Any]], dict[str, Any] | None]:
+    """The header, the recorded runs and the batching line; a torn last line is cut off the
+    file."""
     data = path.read_bytes()
     whole = data[: data.rfind(b"\n") + 1]
     if len(whole) != len(data):
@@ -110,7 +124,8 @@ def _read(path: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     if not records or records[0].get("kind") != "header":
         raise RefugeError("not a sweep manifest (no header line)", source=str(path))
     runs = {r["run"]: _without_kind(r) for r in records[1:] if r.get("kind") == "run"}
-    return records[0], runs
+    batching = [r for r in records[1:] if r.get("kind") == "batching"]
+    return records[0], runs, batching[-1] if batching else None
 
 
 def _without_kind(record: dict[str, Any]) -> dict[str, Any]:
@@ -118,7 +133,14 @@ def _without_kind(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def header_record(
-    *, sweep: str, spec_hash: str, version: str, n_runs: int, batch_runs: int, axes: list[str]
+    *,
+    sweep: str,
+    spec_hash: str,
+    version: str,
+    n_runs: int,
+    batch_runs: int | None,
+    axes: list[str],
+    pilot_runs: int = 0,
 ) -> dict[str, Any]:
     """The manifest's first line."""
     return {
@@ -128,5 +150,6 @@ def header_record(
         "version": version,
         "n_runs": n_runs,
         "batch_runs": batch_runs,
+        "pilot_runs": pilot_runs,
         "axes": axes,
     }

@@ -1,4 +1,12 @@
-"""Expand a sweep's axes into its runs: design points, replications, spawned seeds, batches."""
+"""Expand a sweep's axes into its runs: design points, replications, spawned seeds, batches.
+
+Batches are sized from a measured cost (unless the sweep file gives ``batch_runs``): the first
+`PILOT_RUNS` runs are batch 0, the pilot; once it has run, the seconds it took give a cost per
+run, and the other runs are cut into batches of `measured_batch_runs` (`Plan.sized`): as many
+runs as fill a task of `TASK_S` seconds, but no more than give every worker `TASKS_PER_WORKER`
+tasks. Runs in one batch step as one stacked flight (`refuge_map.simulation.stack`), so a large
+batch costs less per run than a small one, and the pilot's cost per run errs on the small side.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +17,22 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 from scipy.stats import qmc
 
 from refuge_map.simulation.scenario import Scenario
 from refuge_map.simulation.seeds import spawn_seeds
 from refuge_map.sweep.spec import SweepSpec, apply_axes
 
-#: Default number of tasks a sweep is cut into (enough to balance a few dozen workers).
-TARGET_TASKS = 64
-
-#: Fewest runs per task: one run of a shipped scenario takes 50-500 ms, so a task of two or
-#: more stays above ~100 ms and the scheduler's overhead (about 1 ms a task) stays small.
-MIN_BATCH_RUNS = 2
+#: Runs of the pilot batch whose seconds size the others (stacked, as every batch is).
+PILOT_RUNS = 4
+#: A task's target length, seconds: long enough that the scheduler's overhead (about 1 ms a
+#: task) and a batch's fixed costs (its two part files) are small beside it, short enough for
+#: the progress bar, for what a crash loses, and for balance.
+TASK_S = 5.0
+#: Tasks per worker at least (of the runs after the pilot): the last tasks' unequal lengths
+#: then leave no worker idle for long.
+TASKS_PER_WORKER = 2
 
 
 @dataclass(frozen=True)
@@ -36,12 +48,16 @@ class Plan:
         ``replication``, ``seed`` (spawned from the root seed), ``batch``, ``scenario_hash``
         and one column per axis.
     batch_runs
-        Runs per task.
+        Runs per task after the pilot; None until measured (the runs after the pilot are then
+        in batch -1, not yet cut).
+    pilot_runs
+        Runs of batch 0, the pilot whose seconds size the others (0: no pilot).
     """
 
     spec: SweepSpec
     runs: pd.DataFrame
-    batch_runs: int
+    batch_runs: int | None
+    pilot_runs: int = 0
 
     @property
     def axes(self) -> list[str]:
@@ -52,6 +68,12 @@ class Plan:
     def n_batches(self) -> int:
         """Number of tasks."""
         return int(self.runs["batch"].max()) + 1 if len(self.runs) else 0
+
+    def sized(self, batch_runs: int) -> Plan:
+        """This plan with the runs after the pilot cut into batches of `batch_runs`."""
+        runs = self.runs.copy()
+        runs["batch"] = batches(len(runs), batch_runs=batch_runs, pilot_runs=self.pilot_runs)
+        return Plan(self.spec, runs, batch_runs, self.pilot_runs)
 
     def scenario(self, run: int) -> Scenario:
         """The concrete scenario of one run (its seed included): reproducible alone with
@@ -92,7 +114,37 @@ def design_points(spec: SweepSpec, lhs_seed: np.random.SeedSequence) -> list[dic
     return [combo | sample for combo in combos for sample in samples]
 
 
-def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
+def batches(n: int, *, batch_runs: int | None, pilot_runs: int = 0) -> NDArray[np.int64]:
+    """The batch of each of `n` runs: the first `pilot_runs` in batch 0, then `batch_runs` a
+    batch (-1 for all of them while `batch_runs` is None)."""
+    index = np.arange(n)
+    if batch_runs is None:
+        return np.where(index < pilot_runs, 0, -1)
+    after = (index - pilot_runs) // batch_runs + (1 if pilot_runs else 0)
+    return np.where(index < pilot_runs, 0, after)
+
+
+def measured_batch_runs(per_run_s: float, runs: int, workers: int) -> int:
+    """Runs per batch from a measured cost: as many as fill a task of `TASK_S` seconds, at most
+    as many as give each of `workers` `TASKS_PER_WORKER` tasks of the `runs` to do, at least one.
+
+    Parameters
+    ----------
+    per_run_s
+        Seconds per run, measured (the pilot batch's seconds over its runs).
+    runs
+        Runs still to cut into batches.
+    workers
+        Worker processes.
+    """
+    by_time = int(TASK_S // per_run_s) if per_run_s > 0 else runs
+    by_workers = math.ceil(runs / (TASKS_PER_WORKER * max(workers, 1)))
+    return max(1, min(by_time, by_workers))
+
+
+def plan_sweep(
+    spec: SweepSpec, *, batch_runs: int | None = None, pilot_runs: int | None = None
+) -> Plan:
     """Expand a sweep into its runs.
 
     The root seed spawns two streams: one for the Latin hypercube, one whose children are the
@@ -104,7 +156,11 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
     spec
         The sweep (axes checked by `refuge_map.sweep.spec.check_axes`).
     batch_runs
-        Runs per task; overrides the spec's (a resumed sweep keeps its first batching).
+        Runs per task; overrides the spec's (a resumed sweep keeps its first batching). With
+        neither, the batches after a pilot are sized once it has run (`Plan.sized`).
+    pilot_runs
+        Runs of the pilot batch (default: `PILOT_RUNS` when the batches are to be measured,
+        else none).
 
     Returns
     -------
@@ -125,11 +181,13 @@ def plan_sweep(spec: SweepSpec, *, batch_runs: int | None = None) -> Plan:
         runs["seed"] = np.tile(spawn_seeds(runs_seed, reps), len(points))
     else:
         runs["seed"] = spawn_seeds(runs_seed, n)
-    size = batch_runs or spec.batch_runs or max(MIN_BATCH_RUNS, math.ceil(n / TARGET_TASKS))
-    runs["batch"] = runs.index // size
+    size = batch_runs or spec.batch_runs
+    if pilot_runs is None:
+        pilot_runs = 0 if size else min(PILOT_RUNS, n)
+    runs["batch"] = batches(n, batch_runs=size, pilot_runs=pilot_runs)
     base = spec.base
     runs["scenario_hash"] = [
         scenario_of(base, {a: _plain(row[a]) for a in spec.axes.names}, int(row["seed"])).key
         for _, row in runs.iterrows()
     ]
-    return Plan(spec, runs, size)
+    return Plan(spec, runs, size, pilot_runs)

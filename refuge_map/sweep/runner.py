@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from refuge_map._atomic import MARKER, atomic_file
 from refuge_map.errors import RefugeError
 from refuge_map.sweep.backends import Backend
 from refuge_map.sweep.manifest import MANIFEST, Manifest, header_record
-from refuge_map.sweep.plan import Plan, plan_sweep, scenario_of
+from refuge_map.sweep.plan import Plan, measured_batch_runs, plan_sweep, scenario_of
 from refuge_map.sweep.spec import SweepSpec
 from refuge_map.sweep.worker import (
     EXILE_COLUMNS,
@@ -62,11 +63,16 @@ class SweepResult:
         The rows of ``runs.parquet``: one per run, sorted by run index.
     new_runs
         Runs this call ran (the others came from the manifest of an earlier, interrupted call).
+    startup_s, sweep_s
+        Wall seconds to bring the backend up and prepare its workers, and to run the tasks
+        (0 when there was nothing to run).
     """
 
     out: Path
     runs: pd.DataFrame
     new_runs: int
+    startup_s: float = 0.0
+    sweep_s: float = 0.0
 
 
 def run_sweep(
@@ -110,15 +116,16 @@ def run_sweep(
     plan = plan_sweep(spec)
     started_here = not (folder / MANIFEST).exists()
     manifest = Manifest.open(folder, _header(plan), resume=resume)
-    if manifest.header["batch_runs"] != plan.batch_runs:  # a resumed sweep keeps its batching
-        plan = plan_sweep(spec, batch_runs=manifest.header["batch_runs"])
+    plan = _resumed_batching(plan, manifest)
     _write_spec(spec, folder)
     _remove_torn_parts(folder)
     tasks = pending_tasks(plan, manifest, folder)
     total, before = len(plan.runs), len(manifest.runs)
     if progress:
         progress(before, total)
-    if tasks:
+    startup_s = sweep_s = 0.0
+    if len(plan.runs.index.difference(list(manifest.runs))):  # runs to do (some maybe not cut)
+        start = time.perf_counter()
         with ExitStack() as stack:
             try:
                 engine = stack.enter_context(backend)
@@ -129,12 +136,17 @@ def run_sweep(
             if announce:
                 announce(engine)
             engine.run_on_workers(prepare_worker, network_options(plan))
+            ready = time.perf_counter()
+            if plan.batch_runs is None:
+                plan = _measure_batches(plan, manifest, engine, folder, progress)
+                tasks = pending_tasks(plan, manifest, folder)
             for rows in engine.map_unordered(run_batch, tasks):
                 manifest.record(rows)
                 if progress:
                     progress(len(manifest.runs), total)
+            startup_s, sweep_s = ready - start, time.perf_counter() - ready
     runs = write_runs_table(plan, manifest, folder)
-    return SweepResult(folder, runs, len(manifest.runs) - before)
+    return SweepResult(folder, runs, len(manifest.runs) - before, startup_s, sweep_s)
 
 
 def _header(plan: Plan) -> dict[str, Any]:
@@ -145,7 +157,45 @@ def _header(plan: Plan) -> dict[str, Any]:
         n_runs=len(plan.runs),
         batch_runs=plan.batch_runs,
         axes=plan.axes,
+        pilot_runs=plan.pilot_runs,
     )
+
+
+def _resumed_batching(plan: Plan, manifest: Manifest) -> Plan:
+    """The plan with the batching the manifest recorded (a resumed sweep keeps its first:
+    its header's size or pilot, and the size measured after the pilot)."""
+    header = manifest.header
+    first = (header["batch_runs"], header.get("pilot_runs", 0))
+    if first != (plan.batch_runs, plan.pilot_runs):
+        plan = plan_sweep(plan.spec, batch_runs=first[0], pilot_runs=first[1])
+    if plan.batch_runs is None and manifest.batching is not None:
+        plan = plan.sized(int(manifest.batching["batch_runs"]))
+    return plan
+
+
+def _measure_batches(
+    plan: Plan, manifest: Manifest, engine: Backend, folder: Path, progress: Progress | None
+) -> Plan:
+    """Run the pilot batch (unless an earlier call did), time it, cut the other runs into
+    batches of `measured_batch_runs` and record that size in the manifest.
+
+    The pilot's wall seconds over its runs are the cost per run (a pilot an earlier call ran
+    left no time: the batches are then sized by the workers alone)."""
+    pilot = [task for task in pending_tasks(plan, manifest, folder) if task.batch == 0]
+    per_run_s = 0.0
+    if pilot:
+        start = time.perf_counter()
+        for rows in engine.map_unordered(run_batch, pilot):
+            manifest.record(rows)
+            if progress:
+                progress(len(manifest.runs), len(plan.runs))
+        per_run_s = (time.perf_counter() - start) / len(pilot[0].runs)
+    rest = int((plan.runs["batch"] < 0).sum())
+    size = measured_batch_runs(per_run_s, rest, engine.workers)
+    manifest.record_batching(
+        {"batch_runs": size, "per_run_s": round(per_run_s, 6), "workers": engine.workers}
+    )
+    return plan.sized(size)
 
 
 def _remove_started(folder: Path) -> None:
@@ -175,7 +225,7 @@ def pending_tasks(plan: Plan, manifest: Manifest, folder: Path) -> list[BatchTas
     runs = plan.runs
     missing = runs.index[~runs.index.isin(list(manifest.runs))]
     tasks = []
-    for batch in sorted(set(runs.loc[missing, "batch"].tolist())):
+    for batch in sorted(set(runs.loc[missing, "batch"].tolist()) - {-1}):  # -1: not yet cut
         members = runs.index[runs["batch"] == batch]
         tasks.append(
             BatchTask(

@@ -112,7 +112,11 @@ class SweepSpec(_Strict):
         "all points: common random numbers), so that points differ by their axes alone.",
     )
     batch_runs: int | None = Field(
-        None, ge=1, le=10_000, description="Runs per task (default: about 64 tasks, >= 2 runs)."
+        None,
+        ge=1,
+        le=10_000,
+        description="Runs per task (default: measured: after a pilot batch of 4 runs, as many "
+        "as fill a task of about 5 s, and at least 2 tasks a worker).",
     )
 
     @field_validator("base")

@@ -11,8 +11,14 @@ import geopandas as gpd
 import pandas as pd
 
 from refuge_map._atomic import atomic_file
-from refuge_map.simulation import network_for, simulate
+from refuge_map.simulation import network_for
+from refuge_map.simulation._setup import World, build_world
+from refuge_map.simulation.engine import fly
 from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES, LIFE_REASONS
+from refuge_map.simulation.model import after_flight
+from refuge_map.simulation.run import Run
+from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.stack import fly_stacked, stacks
 from refuge_map.sweep.plan import scenario_of
 
 PARTS = "parts"
@@ -66,18 +72,29 @@ def prepare_worker(network_options: list[str]) -> int:
 def run_batch(task: BatchTask) -> list[dict[str, Any]]:
     """Run every run of the batch, write its part files, return one summary row per run.
 
+    The runs that share the network and the flight's settings step as one stacked flight
+    (`refuge_map.simulation.stack`), with the results of running them one by one.
     Trajectories go to ``parts/part-<batch>.parquet`` (GeoParquet, WGS84 points), events to
     ``parts/events-<batch>.parquet``; both are renamed into place whole. A run that raises is
     returned with status ``failed`` and the error, and the others go on.
     """
+    results: dict[int, Run | Exception] = {}
+    jobs: list[tuple[int, Scenario, World]] = []
+    for k, run in enumerate(task.runs):
+        try:
+            scenario = scenario_of(task.base, run["params"], run["seed"])
+            jobs.append((k, scenario, build_world(scenario, scenario.seed)))
+        except Exception as err:  # one bad corner of the parameter space must not stop a sweep
+            results[k] = err
+    for group in stacks([(scenario, world) for _, scenario, world in jobs]):
+        results |= _fly_group([jobs[i] for i in group])
     tracks: list[gpd.GeoDataFrame] = []
     events: list[pd.DataFrame] = []
     rows = []
-    for run in task.runs:
-        try:
-            result = simulate(scenario_of(task.base, run["params"], run["seed"]))
-        except Exception as err:  # one bad corner of the parameter space must not stop a sweep
-            rows.append(run | {"status": "failed", "error": f"{type(err).__name__}: {err}"})
+    for k, run in enumerate(task.runs):
+        result = results[k]
+        if isinstance(result, Exception):
+            rows.append(run | {"status": "failed", "error": f"{type(result).__name__}: {result}"})
             continue
         tracks.append(result.trajectories.assign(run=run["run"]))
         events.append(result.events.assign(run=run["run"]))
@@ -86,6 +103,23 @@ def run_batch(task: BatchTask) -> list[dict[str, Any]]:
         )
     part = _write_parts(Path(task.out), task.batch, tracks, events)
     return [row | {"part": part if row["status"] == "done" else None} for row in rows]
+
+
+def _fly_group(jobs: list[tuple[int, Scenario, World]]) -> dict[int, Run | Exception]:
+    """The runs of one stack (`stack.stacks`), by their place in the batch; if the stacked
+    flight raises, each run alone, so that only the run at fault fails."""
+    try:
+        flights = fly_stacked(jobs[0][1], [world for _, _, world in jobs])
+    except Exception:
+        flights = None
+    results: dict[int, Run | Exception] = {}
+    for j, (k, scenario, world) in enumerate(jobs):
+        try:
+            flight = fly(scenario, world) if flights is None else flights[j]
+            results[k] = after_flight(scenario, scenario.seed, flight)
+        except Exception as err:  # as above: the others go on
+            results[k] = err
+    return results
 
 
 def _write_parts(
