@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 from numpy.typing import NDArray
 
 #: Event kinds of Simulation I (the flight), each with its rule and citation.
@@ -210,6 +211,8 @@ KILLINGS = frozenset({"capture", "killed_on_trial_road", "killed_outside_boundar
 EVENT_FIELDS = ("incident", "role", "kind", "t_s", "step", "x", "y", "city", "rule", "citation")
 _LOG_FIELDS = (*EVENT_FIELDS, "inside", "captured")
 _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
+#: The text fields of events, categorical in `EventLog.frame` (a few distinct texts each).
+TEXT_FIELDS = ("role", "kind", "city", "rule", "citation")
 
 
 @dataclass
@@ -295,21 +298,28 @@ class EventLog:
 
     def frame(self) -> pd.DataFrame:
         """All events (`EVENT_FIELDS`, ``inside``, ``captured``), ordered by time, incident and
-        step."""
-        events = pd.DataFrame(_join(self.events, _LOG_FIELDS))
-        return events.sort_values(["t_s", "incident", "step"], kind="stable").reset_index(drop=True)
+        step; the text fields (`TEXT_FIELDS`) categorical."""
+        events = pd.DataFrame(_join(self.events, _LOG_FIELDS, text=TEXT_FIELDS))
+        order = np.lexsort((events["step"], events["incident"], events["t_s"]))
+        return events.take(order).reset_index(drop=True)
 
     def track_arrays(self) -> dict[str, NDArray[Any]]:
         """All trajectory rows as arrays (`city` is a city index, -1 outside asylum)."""
         return _join(self.rows, _ROW_FIELDS)
 
 
-def _join(parts: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, NDArray[Any]]:
-    """The parts' fields end to end; each part's length is that of its first field (an array)."""
+def _join(
+    parts: list[dict[str, Any]], fields: tuple[str, ...], *, text: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The parts' fields end to end; each part's length is that of its first field (an array).
+    The `text` fields are categorical (`_text_column`)."""
     if not parts:
-        return {k: np.empty(0) for k in fields}
+        return {k: _text_column([], []) if k in text else np.empty(0) for k in fields}
     sizes = [len(part[fields[0]]) for part in parts]
-    return {k: _column([part[k] for part in parts], sizes) for k in fields}
+    return {
+        k: (_text_column if k in text else _column)([part[k] for part in parts], sizes)
+        for k in fields
+    }
 
 
 def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
@@ -323,3 +333,32 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
             for v, n in zip(values, sizes, strict=True)
         ]
     )
+
+
+def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
+    """One text field of all parts as a categorical (its distinct texts sorted, each once),
+    without a string per row: a scalar is one category for its whole part."""
+    distinct, inverse = [], []
+    for value, n in zip(values, sizes, strict=True):
+        if isinstance(value, np.ndarray):
+            texts, codes = np.unique(value.astype(str), return_inverse=True)
+        else:
+            texts, codes = np.array([str(value)]), np.zeros(n, dtype=np.intp)
+        distinct.append(texts)
+        inverse.append(codes)
+    categories = np.unique(np.concatenate(distinct)) if distinct else np.array([], dtype=str)
+    codes = [np.searchsorted(categories, t)[c] for t, c in zip(distinct, inverse, strict=True)]
+    return pd.Categorical.from_codes(
+        np.concatenate(codes) if codes else np.array([], dtype=np.intp),
+        categories=pd.Index(categories, dtype="str"),
+    )
+
+
+def concat_events(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Event frames end to end (index renumbered), their categorical columns on the union of
+    their categories (sorted) rather than falling back to strings per row."""
+    joined = pd.concat(frames, ignore_index=True)
+    for name in frames[0].columns:
+        if isinstance(frames[0][name].dtype, pd.CategoricalDtype):
+            joined[name] = union_categoricals([f[name] for f in frames], sort_categories=True)
+    return joined
