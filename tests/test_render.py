@@ -19,9 +19,9 @@ from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, save_map, static
+from refuge_map.render import _html, network_map, read_run_files, render_html, save_map, static
 from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
-from refuge_map.render._html import cited, esc, script_json
+from refuge_map.render._html import cited, esc, script_json, unpacked_json
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
@@ -272,6 +272,16 @@ def decode_polyline(text: str) -> list[int]:
     return out
 
 
+def test_large_blocks_are_gzipped_and_unpack_to_the_same_data(network, run_dir, monkeypatch):
+    plain = slider_data(render_html(network_map(network, run=run_dir), self_contained=False))
+    monkeypatch.setattr(_html, "PACK_OVER_BYTES", 0)
+    page = render_html(network_map(network, run=run_dir), self_contained=False)
+    blocks = re.findall(r'\}\)\(map_\w+, ("[A-Za-z0-9+/=]+"), ', page)
+    assert len(blocks) == 1 and unpacked_json(blocks[0]) == plain
+    assert page.count("function refugeUnpack(") == 1  # once, however many layers use it
+    assert page == render_html(network_map(network, run=run_dir), self_contained=False)
+
+
 def test_run_tracks_are_on_a_time_slider(run_page):
     assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
     assert '"PT10M"' in run_page  # one position per 10 minutes is shown (dt_s: 120)
@@ -424,8 +434,8 @@ def test_coverage_layer_is_a_toggleable_choropleth_with_a_legend(network, covera
     assert "P(reach asylum alive) 0%-50%" in page and "95%-100%" in page
     for low, color in P_CLASSES:
         assert color in page and f"{low:.0%}-" in page
-    cells = re.search(r"\}\)\((\[.*?\]), (\[\[\[\[.*?\]\])\);", page)
-    assert cells and len(json.loads(cells[2])) == len(coverage_cells)
+    cells = re.search(r'\}\)\((\[.*?\]), ("[A-Za-z0-9+/=]+"|\[\[\[\[.*?\]\])\);', page)
+    assert cells and len(unpacked_json(cells[2])) == len(coverage_cells)  # gzipped if large
     assert json.loads(cells[1])[: len(P_CLASSES)] == [color for _, color in P_CLASSES]
 
 

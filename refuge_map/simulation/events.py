@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 from numpy.typing import NDArray
+from pandas.api.types import union_categoricals
 
 #: Event kinds of Simulation I (the flight), each with its rule and citation.
 EVENT_KINDS: dict[str, tuple[str, str]] = {

@@ -14,7 +14,6 @@ import pyarrow.parquet as pq
 import shapely
 
 from geo import WGS84
-
 from refuge_map._atomic import atomic_dir
 from refuge_map.io import pinned_gpkg_date
 from refuge_map.simulation.run import Run

@@ -134,9 +134,9 @@ class Run:
             captured=("captured", "max"),
             in_asylum=("in_asylum", "last"),
         )
-        frame = pd.DataFrame(
-            {"run_id": self.run_id, "seed": self.seed, "agent_id": agents}
-        ).join(first.reset_index(drop=True).assign(role=lambda f: _plain(f["role"])))
+        frame = pd.DataFrame({"run_id": self.run_id, "seed": self.seed, "agent_id": agents}).join(
+            first.reset_index(drop=True).assign(role=lambda f: _plain(f["role"]))
+        )
         return gpd.GeoDataFrame(frame, geometry=geometry, crs=WGS84)
 
 
@@ -183,7 +183,9 @@ def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> p
 
 def _one_text(value: str, n: int) -> pd.Categorical:
     """`value` for each of `n` rows, categorical."""
-    return pd.Categorical.from_codes(np.zeros(n, np.int8), categories=pd.Index([value], dtype="str"))
+    return pd.Categorical.from_codes(
+        np.zeros(n, np.int8), categories=pd.Index([value], dtype="str")
+    )
 
 
 def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
@@ -417,7 +419,5 @@ def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
     return {
         "overall": _block(outcomes),
         "by_city": by_city,
-        "events": {
-            str(k): int(v) for k, v in sorted(events["kind"].value_counts().items()) if v
-        },
+        "events": {str(k): int(v) for k, v in sorted(events["kind"].value_counts().items()) if v},
     }
