@@ -300,6 +300,25 @@ def test_run_tracks_are_on_a_time_slider(run_page):
     assert run_page.startswith('<!DOCTYPE html>\n<html lang="en">')
 
 
+def test_the_map_runs_on_the_time_since_the_killing_not_the_nominal_dates(
+    network, run_dir, run_page, tmp_path
+):
+    """The page reads no nominal date: with every ``t`` of the run's files moved (each row by
+    another amount) it is the same page, and it shows times after the killing."""
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for file in run_dir.iterdir():
+        (moved / file.name).write_bytes(file.read_bytes())
+    for name in ("events.parquet", "trajectories.parquet"):
+        table = (gpd.read_parquet if name.startswith("traj") else pd.read_parquet)(moved / name)
+        shift = pd.to_timedelta(np.arange(len(table)) * 7919 + 86_400 * 365 * 200, unit="s")
+        table["t"] = table["t"] + shift
+        table.to_parquet(moved / name)
+    page = render_html(network_map(network, run=moved), self_contained=False)
+    assert page == run_page
+    assert "0 h 00 min after the killing" in page and "1800-01" not in page
+
+
 def test_every_event_kind_has_a_category():
     kinds = set(EVENT_KINDS) | set(EXILE_KINDS)
     assert kinds - set(KIND_CATEGORIES) == set(), "give the new event kind a category"

@@ -11,7 +11,6 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
 from branca.element import Element, MacroElement
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
@@ -138,10 +137,10 @@ def hours(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def since_killing(delta: pd.Timedelta) -> str:
-    """A time after the killing as a teacher says it: ``"3 h 05 min after the killing"``,
+def since_killing(seconds: float) -> str:
+    """Seconds after the killing as a teacher says them: ``"3 h 05 min after the killing"``,
     ``"2 d 4 h after the killing"``, ``"3.2 years after the killing"``."""
-    minutes = round(delta.total_seconds() / 60)
+    minutes = round(seconds / 60)
     if minutes < 0:
         return f"{hours(-minutes * 60)} before the killing"
     days, rest = divmod(minutes, 1440)

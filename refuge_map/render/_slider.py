@@ -17,7 +17,8 @@ from refuge_map.render._html import add_unpack_script, packed_json, script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
-#: cuts every feature before time 0, so it counts from the killing, not the nominal dates.
+#: cuts every feature before time 0. Its clock is the time since the killing (the files'
+#: ``since_killing_s``), never the simulation's nominal dates.
 BASE_MS = 86_400_000
 
 
@@ -212,10 +213,10 @@ class TimeSlider(JSCSSMixin, Layer):
         }
 
 
-def slider_times(times: pd.Series, *, origin: pd.Series | pd.Timestamp) -> list[int]:
-    """Times as the slider counts them: milliseconds after `origin` (each row's killing),
-    plus one day."""
-    return (BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()
+def slider_times(since_killing_s: pd.Series, *, origin_s: pd.Series | float) -> list[int]:
+    """Times as the slider counts them: milliseconds after `origin_s` (each row's incident's
+    first row, seconds since the killing: the killing itself to within a step), plus one day."""
+    return (BASE_MS + np.rint((since_killing_s - origin_s) * 1000.0)).astype(np.int64).tolist()
 
 
 def _pack(tracks: Sequence[Track]) -> dict[str, Any]:
