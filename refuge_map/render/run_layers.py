@@ -384,7 +384,7 @@ def _step_seconds(tracks: pd.DataFrame) -> int:
     ordered = tracks.sort_values(["agent_id", "since_killing_s"], kind="stable")
     gaps = ordered.groupby("agent_id", sort=False)["since_killing_s"].diff()
     gaps = gaps[gaps > 0]
-    return max(1, int(round(gaps.min()))) if len(gaps) else 3600
+    return max(1, round(float(gaps.min()))) if len(gaps) else 3600
 
 
 def _iso_duration(seconds: int) -> str:
