@@ -338,27 +338,24 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
 def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     """One text field of all parts as a categorical (its distinct texts sorted, each once),
     without a string per row: a scalar is one category for its whole part."""
-    distinct, inverse = [], []
-    for value, n in zip(values, sizes, strict=True):
-        if isinstance(value, np.ndarray):
-            texts, codes = np.unique(value.astype(str), return_inverse=True)
-        else:
-            texts, codes = np.array([str(value)]), np.zeros(n, dtype=np.intp)
-        distinct.append(texts)
-        inverse.append(codes)
-    categories = np.unique(np.concatenate(distinct)) if distinct else np.array([], dtype=str)
-    codes = [np.searchsorted(categories, t)[c] for t, c in zip(distinct, inverse, strict=True)]
-    return pd.Categorical.from_codes(
-        np.concatenate(codes) if codes else np.array([], dtype=np.intp),
-        categories=pd.Index(categories, dtype="str"),
-    )
+    is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
+    arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
+    joined = np.concatenate(arrays) if arrays else np.array([], dtype=str)
+    scalars = np.array([str(v) for v in values if not isinstance(v, np.ndarray)], dtype=str)
+    categories = np.unique(np.concatenate([np.unique(joined), scalars]))
+    part_code = np.full(len(values), -1, dtype=np.intp)
+    part_code[~is_array] = np.searchsorted(categories, scalars)
+    codes = np.repeat(part_code, sizes)
+    codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, joined)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
 
 
 def concat_events(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Event frames end to end (index renumbered), their categorical columns on the union of
     their categories (sorted) rather than falling back to strings per row."""
-    joined = pd.concat(frames, ignore_index=True)
-    for name in frames[0].columns:
-        if isinstance(frames[0][name].dtype, pd.CategoricalDtype):
-            joined[name] = union_categoricals([f[name] for f in frames], sort_categories=True)
-    return joined
+    columns = list(frames[0].columns)
+    text = [c for c in columns if isinstance(frames[0][c].dtype, pd.CategoricalDtype)]
+    joined = pd.concat([f.drop(columns=text) for f in frames], ignore_index=True)
+    for name in text:
+        joined[name] = union_categoricals([f[name] for f in frames], sort_categories=True)
+    return joined[columns]
