@@ -1,27 +1,33 @@
 """Flight and pursuit throughput: this engine against two idiomatic Mesa-Geo models, in one run.
 
 All run the same flight on the real network with the same incidents, speeds and delays: each
-manslayer walks off-road to the nearest road and along it to the nearest city of refuge, the
-asylum predicate is asked for every fugitive each step, and an avenger kills a fugitive he
-reaches outside asylum. The engine steps all agents as numpy arrays; its avenger re-routes to
-the fugitive's current road position every step (precomputed all-pairs next hops).
+manslayer walks to the nearest city of refuge, the asylum predicate is asked for every fugitive
+each step, and an avenger kills a fugitive he reaches outside asylum. The engine steps all agents
+as numpy arrays under the default rules (`avenger.knows: nearest_city`): the avenger goes by the
+shortest road to the gate of the city nearest the scene and chases the fugitive by the roads
+(re-routing every step to his road position, precomputed all-pairs next hops) while the two are
+within `avenger.sight_m`; a fugitive who sees him may leave the road (`World.leaves_road`) and go
+straight across country for his city, and an avenger after one off the road follows him straight.
 
 The Mesa-Geo models are written as a Mesa-Geo user would: a `GeoAgent` per fugitive and per
 avenger in a `GeoSpace`, a Python `step` method each, zones as GeoAgents asked through
-`GeoSpace.get_relation`, `GeoSpace.distance` for the capture, the fugitive's route precomputed
-with the router. They differ only in the avenger:
+`GeoSpace.get_relation`, `GeoSpace.distance` for sight and capture, the fugitive's route
+precomputed with the router. They differ only in the avenger:
 
-- same model, re-routing each step: every step the avenger takes the shortest road path
-  (weight ``length_m``) from his nearest node to the fugitive's nearest node, joins that path
-  (plus the last straight leg to the fugitive) at its nearest point and walks speed * dt along
-  it; reaching its end is reaching the fugitive. This is the engine's pursuit; only the
-  geometry of the first and last leg is simpler (straight). As a Mesa-Geo user would on a
-  graph of a few dozen nodes, the model computes every pair's shortest path once
-  (`networkx.all_pairs_dijkstra_path`, as the engine precomputes its all-pairs next hops) and
-  caches each path's coordinates; nearest nodes come from a shapely STRtree.
+- same rules: the avenger walks his precomputed route to the gate (re-routed from where he is
+  when he loses sight of the fugitive); while he sees the fugitive he takes, every step, the
+  shortest road path (weight ``length_m``) from his nearest node to the fugitive's nearest node,
+  joins that path (plus the last straight leg to the fugitive) at its nearest point and walks
+  speed * dt along it, reaching its end being reaching the fugitive; after a fugitive who left
+  the road, straight at him at his off-road speed. The fugitive who sees him and would leave the
+  road goes straight for the end of his route at his off-road speed. Only the geometry of the
+  first and last leg is simpler (straight). As a Mesa-Geo user would on a graph of a few dozen
+  nodes, the model computes every pair's shortest path once (`networkx.all_pairs_dijkstra_path`,
+  as the engine precomputes its all-pairs next hops) and caches each path's coordinates;
+  nearest nodes come from a shapely STRtree.
 - lighter, trail following: the avenger follows the fugitive's trail (straight to the place of
-  the killing, then the fugitive's precomputed route), which is less work per step than
-  re-routing and so flatters Mesa-Geo.
+  the killing, then the fugitive's precomputed route) and the fugitive keeps to the road, which
+  is less work per step than the rules above and so flatters Mesa-Geo.
 
 Counted: active agent-steps (a fugitive and his avenger count until the fugitive arrives or is
 killed) per second of the stepping loop only; building the agents and routes is not timed for
@@ -57,6 +63,7 @@ from shapely import STRtree
 from shapely.geometry import LineString, Point
 
 from geo import REGION_CRS
+from geo.roads import Route
 from refuge_map.simulation import Scenario
 from refuge_map.simulation._setup import World, build_world
 from refuge_map.simulation.engine import run_flight
@@ -66,6 +73,7 @@ STEPS = 60  # one hour of flight
 MESA_STEPS = 10  # the first ten minutes, when nearly every agent is active
 REPEATS = 3  # each side: the median of three runs
 CAPTURE_M = 20.0
+SIGHT_M = 300.0  # the scenario default (`avenger.sight_m`)
 SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
 
 
@@ -80,7 +88,11 @@ def world(n_incidents: int) -> World:
             },
             # word of the killing runs to the kin (news_speed_kmh); within the hour benchmarked
             # both walk (walk_h_per_day) and no heart cools: the Mesa-Geo model's rules
-            "avenger": {"delay_h": {"dist": "fixed", "value": 0}, "give_up_per_day": 0.0},
+            "avenger": {
+                "delay_h": {"dist": "fixed", "value": 0},
+                "give_up_per_day": 0.0,
+                "sight_m": SIGHT_M,
+            },
         }
     )
     return build_world(scenario, seed=35)
@@ -94,6 +106,7 @@ def bench_engine(w: World, steps: int = STEPS) -> tuple[float, float]:
         w,
         dt_s=DT_S,
         horizon_s=steps * DT_S,
+        sight_m=SIGHT_M,
         capture_m=CAPTURE_M,
         record_every=None,
         progress=lambda step, n_steps: marks.append((time.perf_counter(), time.process_time())),
@@ -108,7 +121,14 @@ def bench_engine(w: World, steps: int = STEPS) -> tuple[float, float]:
 def engine_peak_mb(w: World) -> float:
     """Traced peak memory (MB) of one engine run."""
     tracemalloc.start()
-    run_flight(w, dt_s=DT_S, horizon_s=STEPS * DT_S, capture_m=CAPTURE_M, record_every=None)
+    run_flight(
+        w,
+        dt_s=DT_S,
+        horizon_s=STEPS * DT_S,
+        sight_m=SIGHT_M,
+        capture_m=CAPTURE_M,
+        record_every=None,
+    )
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 1e6
@@ -125,22 +145,52 @@ class Zone(mg.GeoAgent):
 
 
 class Fugitive(mg.GeoAgent):
-    """A manslayer walking his route to the gate of the nearest city of refuge."""
+    """A manslayer walking his route to the gate of the nearest city of refuge; one who would
+    leave the road goes straight across country for its end once he sees his avenger."""
 
-    def __init__(self, model: PursuitModel, route: LineString, speed: float) -> None:
-        super().__init__(model, Point(route.coords[0]), model.space.crs)
-        self.route, self.speed, self.along = route, speed, 0.0
+    model: PursuitModel
+
+    def __init__(
+        self,
+        model: PursuitModel,
+        route: Route,
+        speed: float,
+        offroad: float,
+        *,
+        leaves_road: bool,
+    ) -> None:
+        super().__init__(model, Point(route.geometry.coords[0]), model.space.crs)
+        self.route, self.speed, self.offroad, self.along = route.geometry, speed, offroad, 0.0
+        self.road_from = route.offroad_m  # he is on the road past his off-road leg
+        self.leaves_road, self.across = leaves_road, False
+        self.avenger: Avenger | None = None
         self.in_asylum = False
         self.captured = False
 
     def step(self) -> None:
-        """Walk speed * dt along the route, then ask the space whether he is in a zone."""
+        """Walk speed * dt along the route (or across country), then ask the space whether he
+        is in a zone, and look out for his avenger."""
         if self.in_asylum or self.captured:
             return
-        self.along = min(self.along + self.speed * DT_S, self.route.length)
-        self.geometry = self.route.interpolate(self.along)
+        if self.across:
+            self.geometry = toward(self.geometry, Point(self.route.coords[-1]), self.offroad * DT_S)
+        else:
+            self.along = min(self.along + self.speed * DT_S, self.route.length)
+            self.geometry = self.route.interpolate(self.along)
         within = self.model.space.get_relation(self, "within")
         self.in_asylum = any(isinstance(other, Zone) for other in within)
+        avenger = self.avenger
+        on_road = self.along >= self.road_from and not self.across
+        if self.leaves_road and on_road and avenger is not None and avenger.on_his_way():
+            self.across = self.model.space.distance(self, avenger) <= SIGHT_M
+
+
+def toward(here: Point, there: Point, budget: float) -> Point:
+    """`budget` metres from `here` straight towards `there` (there, if nearer)."""
+    gap = here.distance(there)
+    if gap <= budget:
+        return there
+    return LineString([here, there]).interpolate(budget)
 
 
 class Avenger(mg.GeoAgent):
@@ -153,12 +203,17 @@ class Avenger(mg.GeoAgent):
     ) -> None:
         super().__init__(model, start, model.space.crs)
         self.prey, self.speed, self.setout_s = prey, speed, setout_s
+        prey.avenger = self
+
+    def on_his_way(self) -> bool:
+        """Whether word has reached him and he has set out."""
+        return self.model.steps * DT_S >= self.setout_s
 
     def step(self) -> None:
         """Once word has reached him, move towards the prey unless he is safe or dead; kill
         him if reached or near."""
         prey = self.prey
-        if prey.in_asylum or prey.captured or self.model.steps * DT_S < self.setout_s:
+        if prey.in_asylum or prey.captured or not self.on_his_way():
             return
         reached = self.move(self.speed * DT_S)
         if reached or self.model.space.distance(self, prey) <= CAPTURE_M:
@@ -169,10 +224,48 @@ class Avenger(mg.GeoAgent):
         raise NotImplementedError
 
 
-class ReroutingAvenger(Avenger):
-    """The engine's pursuit: every step a shortest road path to where the fugitive is now."""
+class GateAvenger(Avenger):
+    """The default rules: to the gate of the city nearest the scene, chasing the fugitive by
+    the roads (re-routing each step) while he sees him, straight after one off the road."""
+
+    def __init__(
+        self,
+        model: PursuitModel,
+        start: Point,
+        prey: Fugitive,
+        speed: float,
+        setout_s: float,
+        *,
+        offroad: float,
+        city: str,
+    ) -> None:
+        super().__init__(model, start, prey, speed, setout_s)
+        self.offroad, self.city = offroad, city
+        # his route to the gate: precomputed (as the fugitive's), then from where he lost sight
+        self.way: LineString | None = model.gate_route(city, start)
+        self.along, self.across = 0.0, False
 
     def move(self, budget: float) -> bool:
+        """Chase the prey in sight, else walk on towards the gate."""
+        model, prey = self.model, self.prey
+        if model.space.distance(self, prey) <= SIGHT_M:
+            self.way = None
+            if prey.across or self.across:
+                self.across = True
+                self.geometry = toward(self.geometry, prey.geometry, self.offroad * DT_S)
+                return self.geometry.distance(prey.geometry) <= 0.0
+            return self.chase(budget)
+        if self.across:  # off the road he goes straight for the gate
+            end = Point(model.gate_route(self.city, self.geometry).coords[-1])
+            self.geometry = toward(self.geometry, end, self.offroad * DT_S)
+            return False
+        if self.way is None:
+            self.way, self.along = model.gate_route(self.city, self.geometry), 0.0
+        self.along = min(self.along + budget, self.way.length)
+        self.geometry = self.way.interpolate(self.along)
+        return False
+
+    def chase(self, budget: float) -> bool:
         """Route from his nearest node to the fugitive's, join the path at its nearest point
         (straight, off-road if he is off it) and walk along it; its end is the fugitive."""
         model, here, there = self.model, self.geometry, self.prey.geometry
@@ -214,7 +307,7 @@ class PursuitModel(mesa.Model):
     w
         The world whose incidents, speeds and network are used.
     avenger
-        The avenger class (`ReroutingAvenger` or `TrailAvenger`).
+        The avenger class (`GateAvenger` or `TrailAvenger`).
     seed
         Mesa's seed (nothing here draws from it).
     """
@@ -227,22 +320,35 @@ class PursuitModel(mesa.Model):
             [Zone(self, zone, self.space.crs) for zone in w.network.zones.geometry]
         )
         self.roads: nx.MultiGraph = w.network.roads
+        self.router = w.network.router
         self._node_ids = list(self.roads.nodes)
         self._node_tree = STRtree([Point(self._xy(node)) for node in self._node_ids])
         self.paths = dict(nx.all_pairs_dijkstra_path(self.roads, weight="length_m"))
-        router = w.network.router
-        _, heading = router.distance_to_gates(w.place[:, 0], w.place[:, 1])
+        _, heading = self.router.distance_to_gates(w.place[:, 0], w.place[:, 1])
+        gated = avenger is GateAvenger
         for i in range(w.n):
-            route = router.route(float(w.place[i, 0]), float(w.place[i, 1]), str(heading[i]))
-            fugitive = Fugitive(self, route.geometry, float(w.fugitive_road[i]))
+            x, y, city = float(w.place[i, 0]), float(w.place[i, 1]), str(heading[i])
+            fugitive = Fugitive(
+                self,
+                self.router.route(x, y, city),
+                float(w.fugitive_road[i]),
+                float(w.fugitive_offroad[i]),
+                leaves_road=gated and bool(w.leaves_road[i]),
+            )
+            more = {"offroad": float(w.avenger_offroad[i]), "city": city} if gated else {}
             chaser = avenger(
                 self,
                 Point(w.avenger_start[i]),
                 fugitive,
                 float(w.avenger_road[i]),
                 float(w.setout_s[i]),
+                **more,
             )
             self.space.add_agents([fugitive, chaser])
+
+    def gate_route(self, city: str, here: Point) -> LineString:
+        """The shortest way from `here` to the nearest gate of `city` (the router's)."""
+        return self.router.route(here.x, here.y, city).geometry
 
     def step(self) -> None:
         """Fugitives first, then avengers (as the engine does)."""
@@ -306,7 +412,7 @@ def load() -> str:
 
 # label and avenger class of each Mesa-Geo model
 VARIANTS: tuple[tuple[str, type[Avenger]], ...] = (
-    ("same model: re-routing each step", ReroutingAvenger),
+    ("same rules: gate, chase in sight", GateAvenger),
     ("lighter: trail following", TrailAvenger),
 )
 

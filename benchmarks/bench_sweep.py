@@ -1,10 +1,10 @@
 """Benchmark a sweep on a LocalCluster of one worker and of two: the speed-up (goal >= 1.8x).
 
-The sweep: the shipped ``data/sweeps/tiny_escorts.yaml`` axes (escorts x strategy x sampled
-delays) with more replications, 96 runs of 8 incidents over 24 hours. Each cluster is started
-and its workers prepared (imports, network) before the clock starts, so the figures compare the
-sweep's work alone; start-up times are printed beside them. Both runs must give the same
-``runs.parquet``.
+The sweep: the shipped ``data/sweeps/tiny_escorts.yaml`` axes (escorts x what the avenger knows
+x sampled delays) with more replications, 96 runs of 8 incidents over 24 hours. Each cluster is
+started and its workers prepared (imports, network) before the clock starts, so the figures
+compare the sweep's work alone; start-up times are printed beside them. Both runs must give the
+same ``runs.parquet``.
 
 Run: ``.venv/bin/python benchmarks/bench_sweep.py``.
 """

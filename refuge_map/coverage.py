@@ -14,8 +14,9 @@ default 500 m cells give about 118,000 cells), this module computes
 
 The pursuit model (consistent with `refuge_map.simulation`'s capture rule): the avenger sets out
 from the place of the killing (the incident's default kin home) after his delay D and goes the
-fugitive's own way, off-road leg then roads, whether he chases him or heads for the gate to
-intercept him. With the time advantage the fugitive holds at distance s along the way,
+fugitive's own way, off-road leg then roads (what the simulation's avenger who goes for the
+gate of the city nearest the scene, `avenger.knows: nearest_city`, does when he overtakes him).
+With the time advantage the fugitive holds at distance s along the way,
 ``tau_f(s) - tau_a(s)``, piecewise linear with a kink where the road begins, he is overtaken
 before the gate if and only if
 

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from geo import RefugeNetwork, to_metric
+from geo.gazetteer import named_places
 from refuge_map import simulate
 from refuge_map.simulation import (
     EVENT_KINDS,
@@ -83,19 +84,28 @@ def test_fast_avenger_without_delay_overtakes_on_a_long_route() -> None:
     seed=st.integers(0, 2**32 - 1),
     fugitive_kmh=st.floats(2.0, 8.0),
     avenger_kmh=st.floats(4.0, 20.0),
-    strategy=st.sampled_from(["chase", "intercept"]),
+    knows=st.sampled_from(["sees_him", "nearest_city", "destination"]),
     capture_m=st.floats(5.0, 400.0),
+    signposts=st.booleans(),
 )
 # Found by hypothesis: the rounding residue of a finished off-road leg kept a fugitive's
 # position at the foot of his road while he walked on, so he entered a zone unseen.
-@example(seed=1756, fugitive_kmh=6.0, avenger_kmh=4.0, strategy="chase", capture_m=5.0)
+@example(
+    seed=1756,
+    fugitive_kmh=6.0,
+    avenger_kmh=4.0,
+    knows="nearest_city",
+    capture_m=5.0,
+    signposts=True,
+)
 def test_no_capture_inside_asylum(
     network: RefugeNetwork,
     seed: int,
     fugitive_kmh: float,
     avenger_kmh: float,
-    strategy: str,
+    knows: str,
     capture_m: float,
+    signposts: bool,
 ) -> None:
     run = simulate(
         scenario(
@@ -107,11 +117,13 @@ def test_no_capture_inside_asylum(
             },
             dt_s=120,
             horizon_h=12,
-            fugitive={"speed_road_kmh": fixed(fugitive_kmh)},
+            network={"signposts": signposts},
+            # without signposts nobody knows the way; half leave the road on seeing him
+            fugitive={"speed_road_kmh": fixed(fugitive_kmh), "knows_way_p": 0.0},
             avenger={
                 "delay_h": {"dist": "uniform", "low": 0, "high": 0.5},
                 "speed_road_kmh": fixed(avenger_kmh),
-                "strategy": strategy,
+                "knows": knows,
                 "capture_m": capture_m,
             },
         ),
@@ -254,13 +266,107 @@ def test_run_shape_and_movingpandas() -> None:
 
 
 def test_intercepting_avenger_waits_at_the_gate(network: RefugeNetwork) -> None:
+    """`destination`: he goes for the gate of the fugitive's city and waits there, until he
+    sees him come; `sees_him`, from the same start, goes to the scene and meets him on the way."""
+    incidents = [{"place": "jerusalem", "kin_home": "jerusalem"}]
+    avenger = {"start": "hebron", "delay_h": fixed(0), "speed_road_kmh": fixed(8)}
+    # word reaches Hebron after about four hours; the fugitive comes some two hours later
+    fugitive = {"speed_road_kmh": fixed(5), "leave_road_p": 0.0}
+    runs = {
+        knows: simulate(
+            scenario(incidents=incidents, fugitive=fugitive, avenger={**avenger, "knows": knows})
+        )
+        for knows in ("destination", "sees_him")
+    }
+    router = network.router
+    gates = np.flatnonzero(router.node_gate == "hebron")
+    gate_xy = np.column_stack([router.node_x[gates], router.node_y[gates]])
+    waited = runs["destination"]
+    avenger_rows = waited.trajectories[waited.trajectories["role"] == "avenger"]
+    seen = kinds(waited, "sees_avenger")["step"].iloc[0]
+    before = avenger_rows[(avenger_rows["step"] >= seen - 120) & (avenger_rows["step"] < seen)]
+    x, y = to_metric(before.geometry.x.to_numpy(), before.geometry.y.to_numpy())
+    assert np.ptp(x) < 1.0 and np.ptp(y) < 1.0  # the hour before he sees him: he stands still
+    assert np.hypot(*(gate_xy - [x[0], y[0]]).T).min() < 1.0  # at a gate of Hebron
+    assert len(kinds(waited, "capture")) == 1
+    met = kinds(runs["sees_him"], "capture")
+    assert len(met) == 1
+    mx, my = to_metric(met["lon"].to_numpy(), met["lat"].to_numpy())
+    assert np.hypot(*(gate_xy - [mx[0], my[0]]).T).min() > 5_000.0  # far out on the road
+
+
+def test_an_avenger_who_only_sees_him_does_not_track_him_out_of_sight() -> None:
+    """Three hours behind, a fast avenger who knows only what he sees goes to the scene and
+    waits there; one who guesses the nearest city overtakes him on its road."""
+    runs = {
+        knows: simulate(
+            scenario(
+                incidents=[{"place": "jerusalem", "kin_home": "jerusalem"}],
+                horizon_h=12,
+                fugitive={"speed_road_kmh": fixed(5), "leave_road_p": 0.0},
+                avenger={"delay_h": fixed(3), "speed_road_kmh": fixed(15), "knows": knows},
+            )
+        )
+        for knows in ("sees_him", "nearest_city")
+    }
+    assert kinds(runs["sees_him"], "capture").empty
+    assert kinds(runs["sees_him"], "sees_avenger").empty
+    tracks = runs["sees_him"].trajectories
+    avenger = tracks[tracks["role"] == "avenger"]
+    x, y = to_metric(avenger.geometry.x.to_numpy(), avenger.geometry.y.to_numpy())
+    scene = np.concatenate(to_metric(*named_places()["jerusalem"]), axis=None)
+    assert np.hypot(x[-1] - scene[0], y[-1] - scene[1]) < 2_000.0  # by the scene, not on his way
+    assert len(kinds(runs["nearest_city"], "capture")) == 1
+
+
+def test_without_signposts_who_does_not_know_the_way_goes_further() -> None:
+    """From Tekoa the road that points most nearly at Hebron is not the shortest way: without
+    the signposts (Makkot 10b) one who does not know the way runs further and longer."""
+
+    def flight(signposts: bool, knows_way_p: float) -> dict[str, Any]:
+        run = simulate(
+            scenario(
+                incidents=[{"place": "tekoa"}],
+                horizon_h=240,
+                network={"signposts": signposts},
+                fugitive={"knows_way_p": knows_way_p},
+                avenger=NO_AVENGER,
+            )
+        )
+        return run.summary["overall"]
+
+    signs, lost, knows = flight(True, 0.0), flight(False, 0.0), flight(False, 1.0)
+    assert signs["outcomes"]["arrival"] == lost["outcomes"]["arrival"] == 1
+    assert lost["distance_run_km"]["mean"] > signs["distance_run_km"]["mean"] + 20.0
+    assert lost["time_to_asylum_h"]["median"] > signs["time_to_asylum_h"]["median"]
+    assert knows["distance_run_km"]["mean"] == signs["distance_run_km"]["mean"]
+
+
+@pytest.mark.parametrize("leave_road_p", [1.0, 0.0])
+def test_he_leaves_the_road_only_when_he_sees_the_avenger(leave_road_p: float) -> None:
+    sight_m = 300.0
     run = simulate(
         scenario(
-            incidents=[{"place": "jerusalem", "kin_home": "bethlehem"}],
-            avenger={"strategy": "intercept", "delay_h": fixed(0), "speed_road_kmh": fixed(15)},
-        )
+            incidents=(),
+            generate={"n": 60, "home_distance_km": {"dist": "uniform", "low": 0, "high": 3}},
+            dt_s=60,
+            horizon_h=12,
+            fugitive={"leave_road_p": leave_road_p},
+            avenger={"delay_h": fixed(0), "sight_m": sight_m},
+        ),
+        5,
     )
-    assert len(kinds(run, "capture")) == 1
-    avenger = run.trajectories[run.trajectories["role"] == "avenger"]
-    assert avenger["step"].max() > 0
-    assert np.isfinite(avenger.geometry.x).all()
+    seen, left = kinds(run, "sees_avenger"), kinds(run, "leaves_road")
+    assert len(seen) > 10  # the case has sightings
+    if leave_road_p == 0.0:
+        assert left.empty
+        return
+    assert len(left) > 5
+    assert set(left["incident"]) <= set(seen["incident"])
+    # his avenger stood within sight when he left: at the end of the step before
+    tracks = run.trajectories
+    avenger = tracks[tracks["role"] == "avenger"].set_index(["incident", "step"])
+    at = avenger.loc[list(zip(left["incident"], left["step"] - 1, strict=True))]
+    ax, ay = to_metric(at.geometry.x.to_numpy(), at.geometry.y.to_numpy())
+    fx, fy = to_metric(left["lon"].to_numpy(), left["lat"].to_numpy())
+    assert (np.hypot(ax - fx, ay - fy) <= sight_m + 1.0).all()

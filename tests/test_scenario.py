@@ -151,6 +151,8 @@ BAD = [
         "avenger.delay_h.uniform",
         "high (1.0)",
     ),
+    # the all-knowing avenger is gone: an old file is told what replaced it
+    ({"avenger": {"strategy": "chase"}}, "avenger", "`strategy: chase` is replaced by `knows`"),
 ]
 
 

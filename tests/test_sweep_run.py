@@ -30,7 +30,8 @@ BASE: dict[str, Any] = {
 
 
 def write_sweep(folder: Path, **fields: Any) -> Path:
-    """A small sweep file: escorts x strategy x 2 sampled delays, 2 replications (16 runs)."""
+    """A small sweep file: escorts x what the avenger knows x 2 sampled delays, 2 replications
+    (16 runs)."""
     sweep = {
         "name": "small",
         "seed": 5,
@@ -38,7 +39,10 @@ def write_sweep(folder: Path, **fields: Any) -> Path:
         "batch_runs": 2,
         "base": BASE,
         "axes": {
-            "grid": {"escorts.enabled": [False, True], "avenger.strategy": ["chase", "intercept"]},
+            "grid": {
+                "escorts.enabled": [False, True],
+                "avenger.knows": ["sees_him", "destination"],
+            },
             "lhs": {"avenger.delay_h.median": {"low": 0.2, "high": 4.0}},
             "samples": 2,
         },

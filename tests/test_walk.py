@@ -8,7 +8,7 @@ import numpy as np
 import shapely
 
 from geo import RefugeNetwork
-from refuge_map.simulation._walk import RoadGraph
+from refuge_map.simulation._walk import BEARING_STEP_M, RoadGraph, bearing_ways
 
 
 def test_xy_is_the_point_along_the_edge_on_either_path(network: RefugeNetwork) -> None:
@@ -28,3 +28,34 @@ def test_xy_is_the_point_along_the_edge_on_either_path(network: RefugeNetwork) -
         router.edge_geometries[edge], np.clip(s, 0.0, graph.length[edge])
     )
     np.testing.assert_allclose(np.column_stack([x, y]), shapely.get_coordinates(points), atol=1e-3)
+
+
+def test_the_way_without_signposts_takes_the_road_pointing_nearest_the_target(
+    network: RefugeNetwork,
+) -> None:
+    """At every node `best` is the neighbour whose road, as it leaves the node, makes the
+    smallest angle with the straight line to the target; `second` is another neighbour (the
+    same at a dead end)."""
+    graph = RoadGraph.from_router(network.router)
+    targets = np.flatnonzero(network.router.node_gate != "")[:3]
+    to_edge, to_s = graph.node_edge[targets], graph.node_s[targets]
+    ways = bearing_ways(graph, to_edge, to_s)
+    tx, ty = graph.xy(to_edge, to_s)
+    for node in range(graph.n_nodes):
+        neighbours = np.flatnonzero(graph.edge_of[node] >= 0)
+        x, y = graph.xy(graph.node_edge[[node]], graph.node_s[[node]])
+        angles = {}
+        for other in neighbours:
+            edge = graph.edge_of[node, other]
+            step = min(BEARING_STEP_M, graph.length[edge] / 2.0)
+            along = step if graph.edge_u[edge] == node else graph.length[edge] - step
+            ax, ay = graph.xy(np.array([edge]), np.array([along]))
+            angles[other] = np.arctan2(ay - y, ax - x)[0]
+        for k in range(len(targets)):
+            aim = np.arctan2(ty[k] - y[0], tx[k] - x[0])
+            off = {o: abs(np.angle(np.exp(1j * (a - aim)))) for o, a in angles.items()}
+            if node == targets[k]:
+                continue  # standing at the target: no bearing to take
+            best, second = ways.best[node, k], ways.second[node, k]
+            assert off[best] <= min(off.values()) + 1e-9, (node, k)
+            assert second in off and (second != best or len(neighbours) == 1)

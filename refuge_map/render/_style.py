@@ -61,6 +61,8 @@ EVENT_CATEGORIES: dict[str, tuple[str, str]] = {
 KIND_CATEGORIES: dict[str, str] = {
     "flight_start": "flight",
     "avenger_sets_out": "flight",
+    "sees_avenger": "flight",
+    "leaves_road": "flight",
     "climbs_tree": "refuge",
     "arrival": "refuge",
     "returned_to_city": "refuge",

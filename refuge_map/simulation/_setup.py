@@ -25,7 +25,17 @@ from refuge_map.simulation.seeds import streams
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
 #: One stream per purpose ("escorts": who persuades the avenger at the encounter).
-STREAMS = ("incidents", "speeds", "delays", "escorts", "give_up", "law")  # new ones last
+#: "way": whether he knows the way; "leave_road": whether he leaves the road on seeing the avenger.
+STREAMS = (
+    "incidents",
+    "speeds",
+    "delays",
+    "escorts",
+    "give_up",
+    "law",
+    "way",
+    "leave_road",
+)  # new ones last
 HOUR_S = 3600.0
 DAY_S = 86_400.0
 
@@ -75,6 +85,8 @@ class World:
     bough: Floats  # (n, 2), NaN without a tree
     at_trunk: NDArray[np.bool_]
     knows_law: NDArray[np.bool_]  # he knows the 42 receive one intending refuge (Makkot 10a)
+    finds_way: NDArray[np.bool_]  # he takes the shortest way: he knows it, or signposts show it
+    leaves_road: NDArray[np.bool_]  # he goes across country when he sees his avenger
 
     @property
     def n(self) -> int:
@@ -124,7 +136,8 @@ class World:
 
 
 def build_world(scenario: Scenario, seed: int) -> World:
-    """Resolve places, draw the incidents and every agent's speeds, delay and persuasion.
+    """Resolve places, draw the incidents and every agent's speeds, delay, persuasion, whether
+    he knows the way and whether he leaves the road on seeing his avenger.
 
     Random streams are spawned from ``SeedSequence(seed)``, one per purpose (`STREAMS`), so a
     change to one draw leaves the others as they were.
@@ -177,6 +190,9 @@ def build_world(scenario: Scenario, seed: int) -> World:
         bough=bough,
         at_trunk=at_trunk,
         knows_law=rngs["law"].uniform(size=n) < fugitive.knows_law_p,
+        # the signs "miklat" at the crossroads show every one the way (Makkot 10b)
+        finds_way=(rngs["way"].uniform(size=n) < fugitive.knows_way_p) | scenario.network.signposts,
+        leaves_road=rngs["leave_road"].uniform(size=n) < fugitive.leave_road_p,
     )
 
 

@@ -5,8 +5,12 @@ target moves, and the asylum predicate, the capture test and the escorts' plea m
 agent at one common time. Within a step movement is exact: the road walk (`_walk.RoadGraph.walk`)
 spends each agent's budget edge by edge along shortest paths, and an avenger who reaches the
 fugitive's road position within the step counts as reaching him even if the two would pass each
-other between two steps. Event times are the end of the step in which they are seen (a
-resolution of one step, 60 s by default); positions are not interpolated back.
+other between two steps. Off the road (a fugitive who left it on seeing his avenger, an avenger
+after him) both go straight at their off-road speeds. What the avenger knows of the way
+(`scenario.Avenger.knows`) sets where he goes while he does not see the fugitive; one who does
+not know the way and has no signposts goes by `_walk.Ways`. Event times are the end of the step
+in which they are seen (a resolution of one step, 60 s by default); positions are not
+interpolated back.
 
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,7 +29,7 @@ from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
 from refuge_map.simulation._setup import World
-from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation._walk import Floats, Ints, RoadGraph, Ways, bearing_ways
 from refuge_map.simulation.events import (
     ARRIVAL,
     AVENGER,
@@ -46,7 +50,7 @@ from refuge_map.simulation.reception import (
     may_make_for,
     nearest_city,
 )
-from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.scenario import AvengerKnows, Scenario
 from refuge_map.simulation.scenario_cities import CityConditions
 from refuge_map.simulation.travel import DAY_S, walked_s
 
@@ -100,19 +104,33 @@ class _Mover:
         foot = np.column_stack(world.graph.xy(edge, s))
         return cls(start, foot, off, off.copy(), edge, s, road, offroad, np.zeros(len(s)))
 
-    def advance(self, graph: RoadGraph, tau: Floats, to_edge: Ints, to_s: Floats) -> Bools:
+    def advance(
+        self, graph: RoadGraph, tau: Floats, to_edge: Ints, to_s: Floats
+    ) -> tuple[Bools, Floats]:
         """Spend `tau` seconds each: off-road first, the rest on the road towards the target
-        road positions; True where the target was reached."""
+        road positions. Returns where the target was reached, and the seconds left over."""
         # Where the time covers the rest of the off-road leg it is done: exactly 0 left, not
         # the rounding residue of a subtraction (which would keep him "off the road" forever).
         covers = tau * self.offroad >= self.off_left
         t_off = np.where(covers, self.off_left / self.offroad, tau)
         self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
-        self.edge, self.s, used, reached = graph.walk(
-            self.edge, self.s, (tau - t_off) * self.road, to_edge, to_s
-        )
+        budget = (tau - t_off) * self.road
+        self.edge, self.s, used, reached = graph.walk(self.edge, self.s, budget, to_edge, to_s)
         self.run_m = self.run_m + t_off * self.offroad + used
-        return reached & (self.off_left <= 0)
+        return reached & (self.off_left <= 0), (budget - used) / self.road
+
+    def cross(self, rows: Ints, tau: Floats, xy: Floats, to_xy: Floats) -> Bools:
+        """Movers `rows` go across country, straight at their off-road speed, for `tau`
+        seconds each from their positions in `xy` (moved in place) towards `to_xy` (both of
+        the rows). Returns where they reached it."""
+        dx, dy = to_xy[:, 0] - xy[rows, 0], to_xy[:, 1] - xy[rows, 1]
+        gap, go = np.hypot(dx, dy), tau * self.offroad[rows]
+        reached = go >= gap
+        frac = np.where(reached, 1.0, go / np.where(gap > 0, gap, 1.0))
+        xy[rows, 0] += frac * dx
+        xy[rows, 1] += frac * dy
+        self.run_m[rows] += np.minimum(go, gap)
+        return reached
 
     def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> tuple[Floats, Floats]:
         """Write the metric positions of movers `rows` into those rows of `out` (n, 2): on
@@ -165,8 +183,8 @@ class Flight:
 
 
 def _gates(world: World, edge: Ints, s: Floats, heading: NDArray[np.str_]) -> Ints:
-    """The gate of his city where each manslayer at road positions (`edge`, `s`) will enter
-    (the interceptor's goal)."""
+    """The gate of the city `heading` (a city id per row) nearest by road to each road
+    position (`edge`, `s`): where one who knows or guesses his city waits for him."""
     graph, router = world.graph, world.network.router
     gate = np.zeros(len(edge), dtype=np.intp)
     best = np.full(len(edge), np.inf)
@@ -196,9 +214,20 @@ _ROWS = (
     "axy",
     "goal_edge",
     "goal_s",
-    "gate_edge",
-    "gate_s",
+    "goal_xy",
+    "a_goal_edge",
+    "a_goal_s",
+    "a_goal_xy",
     "heading",
+    "target",
+    "finds_way",
+    "waypoint",
+    "came_from",
+    "junctions",
+    "leaves_road",
+    "f_across",
+    "a_across",
+    "saw",
     "f_end",
     "a_end",
     "city",
@@ -211,7 +240,6 @@ _ROWS = (
     "in_tree",
     "waiting",
     "set_out",
-    "at_gate",
     "gave_up",
     "tree_rule",
     "arrival_rule",
@@ -235,13 +263,15 @@ class _Pursuit:
         world: World,
         *,
         dt_s: float,
-        strategy: Literal["chase", "intercept"],
+        knows: AvengerKnows,
+        sight_m: float,
         capture_m: float,
         record_every: int | None,
         conditions: CityConditions,
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
         self.dt_s, self.capture_m, self.record_every = dt_s, capture_m, record_every
+        self.knows, self.sight_m = knows, sight_m
         self.ids = np.arange(n)
         self.t0_s, self.year, self.setout_s = world.t0_s, world.year, world.setout_s
         self.give_up_s, self.persuader = world.give_up_s, world.persuader
@@ -264,9 +294,22 @@ class _Pursuit:
         )
         self.goal_edge = np.where(world.has_tree, tree_edge, self.city_goal_edge[target])
         self.goal_s = np.where(world.has_tree, tree_s, self.city_goal_s[target])
-        gate = _gates(world, self.fug.edge, self.fug.s, heading)
-        self.gate_edge, self.gate_s = self.graph.node_edge[gate], self.graph.node_s[gate]
+        # across country he makes straight for the trunk, or his city's road end in the town
+        self.goal_xy = np.column_stack(self.graph.xy(self.goal_edge, self.goal_s))
+        self.goal_xy[world.has_tree] = world.trunk[world.has_tree]
+        self.target = np.where(world.has_tree, -1, target)  # the city his way leads to
         self.heading = np.where(world.has_tree, "tree", heading)
+        self._avenger_goals(heading)
+        # one who neither knows the way nor has the signposts (Makkot 10b) goes by `Ways`
+        self.finds_way = world.finds_way | (self.target < 0)
+        self.waypoint, self.came_from = np.full(n, -1), np.full(n, -1)
+        self.junctions = np.zeros(n, dtype=np.int64)
+        self.ways: Ways | None = None
+        if not self.finds_way.all():
+            self.ways = bearing_ways(self.graph, self.city_goal_edge, self.city_goal_s)
+            self._first_waypoints(np.flatnonzero(~self.finds_way))
+        self.leaves_road = world.leaves_road
+        self.sees = np.zeros(n, dtype=bool)  # this step's: they are within sight of each other
         self.f_end, self.a_end = np.full(n, NEVER), np.full(n, NEVER)
         # the last step at which anyone ended, and the last killing's time (for `_record`)
         self.last_end, self.last_start = -2, float(world.t0_s.max(initial=-np.inf))
@@ -276,10 +319,9 @@ class _Pursuit:
         self.clear_until = np.full(n, -np.inf)
         self.zone_bounds = shapely.bounds(world.network.asylum.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
-        flags = [np.zeros(n, dtype=bool) for _ in range(7)]
+        flags = [np.zeros(n, dtype=bool) for _ in range(9)]
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
-        (self.set_out, self.at_gate, self.gave_up) = flags[4:]
-        self.chase_always = strategy == "chase"
+        (self.set_out, self.gave_up, self.f_across, self.a_across, self.saw) = flags[4:]
         self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
         # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
         self.arrival_rule = np.where(False, self.tree_rule, EVENT_KINDS["arrival"][0])
@@ -289,6 +331,55 @@ class _Pursuit:
         self.log = EventLog(dt_s, EVENT_KINDS)
         self._event(
             "flight_start", np.ones(n, bool), FUGITIVE, world.t0_s, 0, world.place, self.heading
+        )
+
+    def _avenger_goals(self, heading: NDArray[np.str_]) -> None:
+        """Where each avenger goes while he does not see his fugitive (`Avenger.knows`): the
+        scene of the killing (`sees_him`: the last place he knows him at); the gate of the
+        city of refuge nearest the scene (`nearest_city`: the six and any added, not the 42,
+        which receive only one who intends refuge); the gate of the fugitive's own city, or
+        his tree (`destination`)."""
+        world = self.world
+        self.a_goal_edge, self.a_goal_s = self.fug.edge.copy(), self.fug.s.copy()
+        self.a_goal_xy = world.place.copy()
+        if self.knows == "sees_him":
+            return
+        if self.knows == "nearest_city":
+            refuges = self.allowed & (self.city_kind != LEVITICAL)[None, :]
+            heading = nearest_city(world, world.place, refuges)
+        elif self.has_tree.any():  # he knows the tree he runs for
+            tree = self.has_tree
+            self.a_goal_edge[tree], self.a_goal_s[tree] = self.goal_edge[tree], self.goal_s[tree]
+            self.a_goal_xy[tree] = self.goal_xy[tree]
+            heading = np.where(tree, "", heading)
+        self._wait_at_gates(np.flatnonzero(heading != ""), heading)
+
+    def _wait_at_gates(self, rows: Ints, heading: NDArray[np.str_]) -> None:
+        """Set the avengers of `rows` to go for the gate of `heading` (a city id per working
+        row) nearest by road to their fugitive's road position."""
+        if rows.size == 0:
+            return
+        gate = _gates(self.world, self.fug.edge[rows], self.fug.s[rows], heading[rows])
+        edge, s = self.graph.node_edge[gate], self.graph.node_s[gate]
+        self.a_goal_edge[rows], self.a_goal_s[rows] = edge, s
+        self.a_goal_xy[rows] = np.column_stack(self.graph.xy(edge, s))
+
+    def _first_waypoints(self, rows: Ints) -> None:
+        """Start the fugitives of `rows` on the way of one who does not know it (`Ways`):
+        first to the end of his road that lies towards his city, and not back along it after
+        (unless he stood at that end)."""
+        assert self.ways is not None
+        edge, target = self.fug.edge[rows], self.target[rows]
+        s = self.fug.s[rows]
+        first = self.ways.first_node(self.graph, edge, s, target)
+        u, v = self.graph.edge_u[edge], self.graph.edge_v[edge]
+        # one who stands at a node chooses freely there; else not back along his road
+        at_node = (s <= 0.0) | (s >= self.graph.length[edge])
+        self.waypoint[rows] = first
+        self.came_from[rows] = np.where(at_node, -1, np.where(first == u, v, u))
+        self.goal_edge[rows], self.goal_s[rows] = (
+            self.graph.node_edge[first],
+            self.graph.node_s[first],
         )
 
     def _event(
@@ -368,9 +459,18 @@ class _Pursuit:
         in_flight = started & (self.f_end == NEVER)
         moving = in_flight & ~self.waiting & ~self.in_tree
         tau = self._elapsed(moving, t, t_prev, self.t0_s, self.world.fugitive_walk_s)
-        reached = self.fug.advance(self.graph, tau, self.goal_edge, self.goal_s)
+        across = self.f_across
+        reached, left = self.fug.advance(
+            self.graph, np.where(across, 0.0, tau), self.goal_edge, self.goal_s
+        )
+        if self.ways is not None:
+            reached = self._follow_ways(reached, left)
         moved = tau > 0
-        self.fug.place(self.graph, moved.nonzero()[0], self.fxy)
+        crossing = (across & moved).nonzero()[0]
+        if crossing.size:
+            to_xy = self.goal_xy[crossing]
+            reached[crossing] = self.fug.cross(crossing, tau[crossing], self.fxy, to_xy)
+        self.fug.place(self.graph, (moved & ~across).nonzero()[0], self.fxy)
         climbs = reached & self.has_tree & ~self.in_tree
         self.in_tree |= climbs
         self.arrival_rule[climbs] = self.tree_rule[climbs]
@@ -397,6 +497,60 @@ class _Pursuit:
         stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting & ~turned
         self.waiting |= stranded
         self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+        self._watch(in_flight & (self.f_end == NEVER), step, t)
+
+    def _follow_ways(self, reached: Bools, left: Floats) -> Bools:
+        """Those who go by `Ways` and reached a node take the next road there, and walk on with
+        the seconds `left` of the step (a pass per node, never per walker). Returns where the
+        final goal (the city's road end, or the node itself) was reached."""
+        for _ in range(self.graph.n_nodes + 2):
+            at_node = reached & (self.waypoint >= 0)
+            if not at_node.any():
+                break
+            self._next_waypoints(at_node.nonzero()[0])
+            again = at_node & (left > 0)
+            reached = reached & ~at_node
+            if not again.any():
+                break
+            more, rest = self.fug.advance(
+                self.graph, np.where(again, left, 0.0), self.goal_edge, self.goal_s
+            )
+            reached |= again & more
+            left = np.where(again, rest, 0.0)
+        return reached
+
+    def _next_waypoints(self, rows: Ints) -> None:
+        """The fugitives of `rows` stand at their waypoint: the next road by `Ways`, or, at the
+        node of his city (or after as many nodes as the network has: he is going round and
+        asks), the shortest way to its road end in the town."""
+        assert self.ways is not None
+        node, target = self.waypoint[rows], self.target[rows]
+        home = (node == self.ways.target_node[target]) | (
+            self.junctions[rows] >= self.graph.n_nodes
+        )
+        onward = self.ways.next_node(node, self.came_from[rows], target)
+        self.came_from[rows], self.junctions[rows] = node, self.junctions[rows] + 1
+        self.waypoint[rows] = np.where(home, -1, onward)
+        graph = self.graph
+        self.goal_edge[rows] = np.where(home, self.city_goal_edge[target], graph.node_edge[onward])
+        self.goal_s[rows] = np.where(home, self.city_goal_s[target], graph.node_s[onward])
+
+    def _watch(self, running: Bools, step: int, t: float) -> None:
+        """Whether each fugitive still running and his avenger, on his way, see each other
+        (`sight_m`, straight line); one who sees him for the first time says so, and one who
+        would leave the road (`World.leaves_road`) goes across country from the next step."""
+        dx, dy = self.fxy[:, 0] - self.axy[:, 0], self.fxy[:, 1] - self.axy[:, 1]
+        on_his_way = self.set_out & (self.a_end == NEVER)
+        self.sees = running & on_his_way & (np.hypot(dx, dy) <= self.sight_m)
+        if not self.sees.any():
+            return
+        first = self.sees & ~self.saw
+        self.saw |= first
+        self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
+        on_road = ~self.f_across & ~self.in_tree & ~self.waiting & (self.fug.off_left <= 0)
+        leaves = self.sees & self.leaves_road & on_road
+        self.f_across |= leaves
+        self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
     def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
         """The cities receive those arriving, or turn them away (a full city, Makkot 10b; one
@@ -421,10 +575,17 @@ class _Pursuit:
         self.waiting[idx[nowhere]] = True  # no city is left to receive him
         go, heading = idx[~nowhere], heading[~nowhere]
         target = pd.Index(self.world.city_ids).get_indexer(heading)
+        self.target[go] = target
         self.goal_edge[go], self.goal_s[go] = self.city_goal_edge[target], self.city_goal_s[target]
-        gate = _gates(self.world, self.fug.edge[go], self.fug.s[go], heading)
-        self.gate_edge[go], self.gate_s[go] = self.graph.node_edge[gate], self.graph.node_s[gate]
-        self.at_gate[go] = False
+        self.goal_xy[go] = np.column_stack(self.graph.xy(self.goal_edge[go], self.goal_s[go]))
+        if self.knows == "destination":  # he knows where the fugitive goes now
+            headings = np.full(len(arrive), "", dtype=object)
+            headings[go] = heading
+            self._wait_at_gates(go, headings.astype(str))
+        lost = go[~self.finds_way[go]]
+        if lost.size:
+            self.junctions[lost] = 0
+            self._first_waypoints(lost)
         return turned
 
     def _ask_asylum(self, rows: Bools) -> None:
@@ -479,19 +640,26 @@ class _Pursuit:
             self.last_end = step
             pursuing &= ~gives_up
         tau = self._elapsed(pursuing, t, t_prev, self.setout_s, self.world.avenger_walk_s)
-        chasing = self.chase_always | self.at_gate
-        if self.chase_always:
-            to_edge, to_s = self.fug.edge, self.fug.s
-        else:
-            to_edge = np.where(chasing, self.fug.edge, self.gate_edge)
-            to_s = np.where(chasing, self.fug.s, self.gate_s)
-        reached = self.ave.advance(self.graph, tau, to_edge, to_s)
-        self.at_gate |= reached & ~chasing
-        moved = (tau > 0).nonzero()[0]
-        x, y = self.ave.place(self.graph, moved, self.axy)
-        near = np.zeros(len(tau), dtype=bool)  # only one who moved can kill (`contact`)
-        near[moved] = np.hypot(x - self.fxy[moved, 0], y - self.fxy[moved, 1]) <= self.capture_m
-        contact = (tau > 0) & ((reached & chasing) | near)  # he must be on his way
+        # he chases whom he sees (by the road, or across country after one who left it);
+        # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
+        chasing = self.sees & pursuing
+        self._last_seen(chasing)
+        self.a_across |= chasing & self.f_across
+        across = self.a_across
+        to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
+        to_s = np.where(chasing, self.fug.s, self.a_goal_s)
+        reached, _ = self.ave.advance(self.graph, np.where(across, 0.0, tau), to_edge, to_s)
+        moved = tau > 0
+        crossing = (across & moved).nonzero()[0]
+        if crossing.size:
+            to_xy = np.where(chasing[crossing, None], self.fxy[crossing], self.a_goal_xy[crossing])
+            reached[crossing] = self.ave.cross(crossing, tau[crossing], self.axy, to_xy)
+        self.ave.place(self.graph, (moved & ~across).nonzero()[0], self.axy)
+        rows = moved.nonzero()[0]  # only one who moved can kill (`contact`)
+        near = np.zeros(len(tau), dtype=bool)
+        gap = np.hypot(self.axy[rows, 0] - self.fxy[rows, 0], self.axy[rows, 1] - self.fxy[rows, 1])
+        near[rows] = gap <= self.capture_m
+        contact = moved & ((reached & chasing) | near)  # he must be on his way
         turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
         self.deterred |= turned
         self.captured |= killed
@@ -512,6 +680,13 @@ class _Pursuit:
         self.a_end[contact] = step
         if contact.any():
             self.last_end = step
+
+    def _last_seen(self, seen: Bools) -> None:
+        """`sees_him`: where an avenger sees his fugitive is where he will look for him."""
+        if self.knows != "sees_him" or not seen.any():
+            return
+        self.a_goal_edge[seen], self.a_goal_s[seen] = self.fug.edge[seen], self.fug.s[seen]
+        self.a_goal_xy[seen] = self.fxy[seen]
 
     def _record(self, step: int, t_prev: float, started: Bools) -> None:
         """Trajectory rows: every `record_every` steps, at each agent's first step, and at
@@ -579,7 +754,8 @@ def run_flight(
     *,
     dt_s: float,
     horizon_s: float,
-    strategy: Literal["chase", "intercept"] = "chase",
+    knows: AvengerKnows = "nearest_city",
+    sight_m: float = 300.0,
     capture_m: float = 20.0,
     record_every: int | None = 1,
     conditions: CityConditions | None = None,
@@ -594,8 +770,12 @@ def run_flight(
         From `build_world`.
     dt_s, horizon_s
         Time step and horizon, seconds.
-    strategy
-        ``"chase"`` or ``"intercept"`` (see `scenario.Avenger`).
+    knows
+        What the avenger knows of the way: ``"sees_him"``, ``"nearest_city"`` or
+        ``"destination"`` (see `scenario.Avenger`).
+    sight_m
+        The avenger and the fugitive see each other within this distance (metres): he chases
+        him, and the fugitive may leave the road (`World.leaves_road`).
     capture_m
         The avenger kills a fugitive outside asylum within this distance (metres), or whom he
         reaches along the road within the step.
@@ -611,7 +791,8 @@ def run_flight(
     pursuit = _Pursuit(
         world,
         dt_s=dt_s,
-        strategy=strategy,
+        knows=knows,
+        sight_m=sight_m,
         capture_m=capture_m,
         record_every=record_every,
         conditions=conditions or CityConditions(),
@@ -630,13 +811,14 @@ def run_flight(
 def fly(
     scenario: Scenario, world: World, *, progress: Progress | None = None, record: bool = True
 ) -> Flight:
-    """`run_flight` with the scenario's time step, horizon, strategy, capture distance and
-    recording (none if not `record`) (a `world` built from it)."""
+    """`run_flight` with the scenario's time step, horizon, what the avenger knows, sight and
+    capture distances and recording (none if not `record`) (a `world` built from it)."""
     return run_flight(
         world,
         dt_s=scenario.dt_s,
         horizon_s=scenario.horizon_h * 3600.0,
-        strategy=scenario.avenger.strategy,
+        knows=scenario.avenger.knows,
+        sight_m=scenario.avenger.sight_m,
         capture_m=scenario.avenger.capture_m,
         record_every=scenario.output.record_every_steps if record else None,
         conditions=scenario.cities,

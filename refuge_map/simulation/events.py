@@ -30,6 +30,16 @@ EVENT_KINDS: dict[str, tuple[str, str]] = {
         "his heart cools: the avenger gives up the pursuit",
         "Deuteronomy 19:6 ('while his heart is hot')",
     ),
+    "sees_avenger": (
+        "he sees the avenger within sight (avenger.sight_m, an assumption), who chases him "
+        "while he sees him",
+        "Deuteronomy 19:6 ('pursue ... and overtake him'); sight: an assumption",
+    ),
+    "leaves_road": (
+        "seeing the avenger, he leaves the road and goes across country straight for his "
+        "refuge (fugitive.leave_road_p: the texts say nothing of it, an assumption)",
+        "no text (an assumption); the prepared road: Deuteronomy 19:3; Rambam, Rotzeach 8:5",
+    ),
     "climbs_tree": (
         "he climbs a tree at the boundary: it all follows the boughs",
         "Mishnah Makkot 2:7",

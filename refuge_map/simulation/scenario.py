@@ -303,6 +303,10 @@ class GeneratedIncidents(_Strict):
 # --------------------------------------------------------------------------- agents
 
 
+#: What the avenger knows of the fugitive's way (`Avenger.knows`): a modelling choice, not a
+#: dispute of the Sages (data/scenarios/README.md).
+AvengerKnows = Literal["sees_him", "nearest_city", "destination"]
+
 #: Bohannon (1997), "Comfortable and maximum walking speed of adults aged 20-79 years", Age and
 #: Ageing 26:15-19: comfortable 1.3-1.5 m/s (4.7-5.3 km/h), maximum 1.75-2.5 m/s (6.3-9.1 km/h).
 WALKING_SPEEDS = (
@@ -349,6 +353,38 @@ class Fugitive(_Strict):
             unit="h/day",
             low=6.0,
             high=16.0,
+        ),
+    )
+    knows_way_p: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="Share of manslayers who know the way to their city. Where the signposts "
+        "stand (`network.signposts`, Makkot 10b) every one takes the shortest way; without "
+        "them one who does not know it takes at each junction the road that points most "
+        "nearly at his city, which may be longer.",
+        json_schema_extra=assumed(
+            "the court set up signposts so the fugitive knows where to turn (Makkot 10b; "
+            "Rambam, Rotzeach 8:5), so not all knew the way; no source says how many. It "
+            "changes nothing while the signposts stand",
+            unit="share",
+            low=0.0,
+            high=1.0,
+        ),
+    )
+    leave_road_p: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="Share of manslayers who, when they see their avenger within `avenger."
+        "sight_m`, leave the road and go across country (at `speed_offroad_kmh`) straight for "
+        "their city (or tree); the others keep to the road.",
+        json_schema_extra=assumed(
+            "the texts say nothing of it: a man who sees his pursuer may take to the hills or "
+            "trust the prepared road (Deut 19:3); half of each",
+            unit="share",
+            low=0.0,
+            high=1.0,
         ),
     )
     knows_law_p: float = Field(
@@ -445,11 +481,30 @@ class Avenger(_Strict):
             high=0.5,
         ),
     )
-    strategy: Literal["chase", "intercept"] = Field(
-        "chase",
-        description="`chase`: follow the fugitive by the roads to where he is now; "
-        "`intercept`: go by the shortest road to the gate of the city he is heading for, "
-        "then down the road towards him.",
+    knows: AvengerKnows = Field(
+        "nearest_city",
+        description="What he knows of the fugitive's way. `sees_him`: only what he sees: he "
+        "goes to where he last saw him (at first the scene of the killing, which the news "
+        "names); `nearest_city`: he goes by the shortest road to the gate of the city of refuge "
+        "nearest the scene (what any kinsman could guess) and waits there; `destination`: he "
+        "knows the city the fugitive makes for and goes for its gate. In every mode he chases "
+        "the fugitive by the roads while he sees him (`sight_m`). Default `nearest_city`: the "
+        "avenger who 'pursues and overtakes him because the way is long' (Deuteronomy 19:6) "
+        "pursues on the way to the city, and the cities were known and signposted (Makkot 10b).",
+    )
+    sight_m: float = Field(
+        300.0,
+        gt=0.0,
+        le=5000.0,
+        description="The avenger and the manslayer see and know each other within this "
+        "straight-line distance, metres (terrain is not modelled).",
+        json_schema_extra=assumed(
+            "the texts say nothing of it: a man is told apart at a few hundred metres in open "
+            "country, less among hills and trees",
+            unit="m",
+            low=100.0,
+            high=1000.0,
+        ),
     )
     capture_m: float = Field(
         20.0,
@@ -460,6 +515,16 @@ class Avenger(_Strict):
             "within a stone's throw or a weapon's reach of him", unit="m", low=5.0, high=50.0
         ),
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_strategy(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "strategy" in data:
+            raise ValueError(
+                f"`strategy: {data['strategy']}` is replaced by `knows` (the avenger is not "
+                "all-knowing): sees_him, nearest_city or destination (the old intercept)"
+            )
+        return data
 
 
 class Escorts(_Strict):
@@ -620,6 +685,12 @@ class NetworkOptions(_Strict):
     roads_period: RoadsPeriod = Field(
         DISPUTES["network.roads_period"].default,
         description="Which roads count: all, iron_age or hellenistic_roman (data/ROADS.md).",
+    )
+    signposts: bool = Field(
+        True,
+        description="Whether the signs reading 'miklat' (refuge) stand at the crossroads "
+        "(Makkot 10b, R. Eliezer ben Yaakov; Rambam, Rotzeach 8:5): where they do, every "
+        "manslayer takes the shortest way (`fugitive.knows_way_p` matters only without them).",
     )
     added_cities: tuple[AddedCitySpec, ...] = Field(
         (),
