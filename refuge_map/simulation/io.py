@@ -78,14 +78,10 @@ def write_parquet(
     ``geometry`` column (WKB, EPSG:4326).
     """
     columns = frame.drop(columns=list(points or ()))
-    schema = _schema(columns, None if points is None else frame[list(points)])
-    arrays = [
-        _text_array(columns[name]) if name in _categorical(columns) else None
-        for name in columns.columns
-    ]
-    plain = pa.Table.from_pandas(
-        columns.drop(columns=_categorical(columns)), preserve_index=False, nthreads=1
-    )
+    text = _categorical(columns)
+    schema = _schema(columns, text, None if points is None else frame[list(points)])
+    arrays = [_text_array(columns[name]) if name in text else None for name in columns.columns]
+    plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
         plain.column(name).combine_chunks() if array is None else array
         for name, array in zip(columns.columns, arrays, strict=True)
@@ -99,12 +95,19 @@ def _categorical(frame: pd.DataFrame) -> list[str]:
     return [name for name in frame.columns if isinstance(frame[name].dtype, pd.CategoricalDtype)]
 
 
-def _schema(columns: pd.DataFrame, lonlat: pd.DataFrame | None) -> pa.Schema:
+def _schema(columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None) -> pa.Schema:
     """The schema (and its pandas and geo metadata) pandas, or geopandas with `lonlat`, gives
     the file of `columns`: read from the file they write for a stub of two rows (the corners of
-    the points' bounds, for the GeoParquet ``bbox``) with the categorical columns as text."""
-    stub = columns.iloc[[0, 0] if len(columns) else []].reset_index(drop=True)
-    stub = stub.astype({name: "str" for name in _categorical(columns)})
+    the points' bounds, for the GeoParquet ``bbox``) with the `text` columns as strings."""
+    rows = [0, 0] if len(columns) else []
+    stub = pd.DataFrame(
+        {
+            name: pd.Series([str(columns[name].iloc[0])] * len(rows), dtype="str")
+            if name in text
+            else columns[name].iloc[rows].reset_index(drop=True)
+            for name in columns.columns
+        }
+    )
     buffer = io.BytesIO()
     if lonlat is None:
         stub.to_parquet(buffer, index=False)
@@ -119,7 +122,7 @@ def _schema(columns: pd.DataFrame, lonlat: pd.DataFrame | None) -> pa.Schema:
 
 def _text_array(column: pd.Series) -> pa.Array:
     """A categorical column as the text pandas writes for its strings (``large_string``)."""
-    categories = pa.array(column.cat.categories.to_numpy(dtype=str), type=pa.large_string())
+    categories = pa.Array.from_pandas(column.cat.categories).cast(pa.large_string())
     return categories.take(pa.array(column.cat.codes.to_numpy()))
 
 
