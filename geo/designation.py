@@ -214,8 +214,7 @@ def _as_event(item: Any, i: int) -> Designation:
         t, cities = item
         source = ""
     try:
-        # `t` is whatever the file held: float() refusing it is the check, caught below.
-        time = float(t)  # type: ignore[arg-type]
+        time = float(t)  # type: ignore[arg-type]  # any value of the file: float() checks it
     except (TypeError, ValueError):
         raise ParameterError(
             "must be a number (years)", field=f"designated[{i}].t", value=t

@@ -165,7 +165,7 @@ class RefugeNetwork:
     data_dir: Path | None = None
     rivers: gpd.GeoDataFrame | None = None
     _asylum: Asylum = field(init=False, repr=False)
-    _router: RoadRouter = field(init=False, repr=False)
+    _router: RoadRouter | None = field(init=False, repr=False, default=None)
     _designated_at: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -175,7 +175,6 @@ class RefugeNetwork:
             self.zones.geometry.to_numpy(),
             needs_intent=(kind == "levitical").to_numpy(),
         )
-        self._router = RoadRouter(self.roads)
         self._designated_at = self.cities["designated_at"].to_numpy(dtype=np.float64)
 
     def _check_city(self, city: str) -> None:
@@ -199,7 +198,10 @@ class RefugeNetwork:
 
     @property
     def router(self) -> RoadRouter:
-        """The road router in metric coordinates (for simulations and analyses)."""
+        """The road router in metric coordinates (for simulations and analyses), built on first
+        use: a query on the zones alone (`refuge where`) needs none, nor the scipy it loads."""
+        if self._router is None:
+            self._router = RoadRouter(self.roads)
         return self._router
 
     def active(self, t: ArrayLike | None = None) -> NDArray[np.bool_]:
@@ -343,7 +345,7 @@ class RefugeNetwork:
         """
         self._check_city(city)
         x, y = to_metric(lon, lat)
-        return self._router.route(float(x), float(y), city)
+        return self.router.route(float(x), float(y), city)
 
     def way_to_asylum_xy(
         self,
@@ -382,7 +384,7 @@ class RefugeNetwork:
             if not designated.all():
                 ids = np.asarray(self.city_ids)[designated]
                 chosen = tuple(c for c in (chosen or self.city_ids) if c in set(ids))
-        way = self._router.way_to_gates(x, y, chosen)
+        way = self.router.way_to_gates(x, y, chosen)
         offroad, road = way.offroad_m.copy(), way.road_m.copy()
         city = np.asarray(way.city, dtype=object)
         targets = set(chosen or self.city_ids)
@@ -435,7 +437,7 @@ class RefugeNetwork:
         added cities; not the 42, which protect only one who knows to seek them). Columns as
         `geo.prescribed_roads.signposts`; Point geometry in `crs`.
         """
-        router = self._router
+        router = self.router
         inside = self._asylum.zone_of(router.node_x, router.node_y) >= 0
         table = signposts(router, cities=self._refuge_ids(), skip=inside)
         table["node"] = router.node_ids[table["node"].to_numpy()]

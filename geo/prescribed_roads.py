@@ -18,7 +18,6 @@ import pandas as pd
 import shapely
 from numpy.typing import NDArray
 from pyproj import Geod
-from scipy.sparse.csgraph import dijkstra
 
 from geo._errors import ParameterError
 from geo.crs import to_lonlat
@@ -146,6 +145,8 @@ def signposts(
     ParameterError
         If no node is a gate of `cities`.
     """
+    from scipy.sparse.csgraph import dijkstra  # on first use (see geo.roads.RoadRouter._flood)
+
     targets = router.cities if cities is None else tuple(cities)
     gates = np.flatnonzero(np.isin(router.node_gate, targets))
     if not gates.size:

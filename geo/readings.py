@@ -8,7 +8,7 @@ default, and the citation (RULES.md §4, §5, §10).
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 #: The cubit in metres by the authority who holds it (RULES.md §10; secondary sources).
 CUBIT_PRESETS: dict[str, float] = {
@@ -29,7 +29,8 @@ TECHUM_CUBIT_PRESETS: dict[str, float] = {
 DEFAULT_TECHUM_CUBITS = "sabbath"
 
 #: Shapes of the Sabbath boundary around a town, default first.
-TECHUM_MODES: tuple[str, ...] = ("squared", "round")
+TechumMode = Literal["squared", "round"]
+TECHUM_MODES: tuple[TechumMode, ...] = ("squared", "round")
 
 #: Readings of "it all follows the boughs" (Mishnah Makkot 2:7; Makkot 12a-b; Rambam,
 #: Rotzeach 8:11; RULES.md §5), for a person in a tree whose trunk and boughs lie apart.

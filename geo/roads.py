@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from os import PathLike
 from pathlib import Path
-from typing import Any, ClassVar, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
 import geopandas as gpd
 import networkx as nx
@@ -28,14 +28,15 @@ import pandas as pd
 import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
-from scipy.sparse import coo_array, csr_array
-from scipy.sparse.csgraph import dijkstra
 from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
 from geo._errors import DataFileError, ParameterError, QueryError
 from geo._validate import read_layer
 from geo.crs import REGION_CRS, check_finite
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 #: Fields every road leg must carry.
 REQUIRED_FIELDS = ("id", "name", "from", "to", "route", "source", "license")
@@ -553,6 +554,8 @@ class RoadRouter:
         return best
 
     def _adjacency(self) -> csr_array:
+        from scipy.sparse import coo_array  # with the router: see RefugeNetwork.router
+
         n = len(self.node_ids)
         loop = self.edge_u == self.edge_v
         rows = np.concatenate([self.edge_u[~loop], self.edge_v[~loop]])
@@ -607,6 +610,8 @@ class RoadRouter:
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
+        from scipy.sparse.csgraph import dijkstra  # on first use: see _flood
+
         indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
         return np.asarray(dijkstra(self.matrix, directed=False, indices=indices, min_only=True))
 
@@ -620,6 +625,10 @@ class RoadRouter:
                     field="cities",
                     value=unknown or list(key),
                 )
+            # csgraph (and the scipy.sparse.linalg it loads) is imported on the first route, so
+            # that a query with none (`refuge where`) starts without it
+            from scipy.sparse.csgraph import dijkstra
+
             gates = np.flatnonzero(np.isin(self.node_gate, key))
             dist, pred, src = dijkstra(
                 self.matrix,

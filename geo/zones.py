@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
 
 import geopandas as gpd
 import numpy as np
@@ -17,9 +16,8 @@ from geo.readings import (
     CUBIT_PRESETS,
     TECHUM_CUBIT_PRESETS,
     TECHUM_MODES,
+    TechumMode,
 )
-
-TechumMode = Literal["squared", "round"]
 
 
 def resolve_cubit(cubit_m: float | str) -> float:

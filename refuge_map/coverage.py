@@ -51,7 +51,7 @@ infinite time with probability 0.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -132,7 +132,7 @@ class CoverageField:
     city: NDArray[np.str_]
     time_h: Floats
     p_asylum: Floats
-    attrs: dict[str, Any] = field(default_factory=dict)
+    attrs: dict[Hashable, Any] = field(default_factory=dict)
 
     def to_frame(self) -> gpd.GeoDataFrame:
         """The cells as squares in the network's metric CRS, one column per quantity."""
@@ -341,7 +341,7 @@ def coverage_field(
         offroad, road = np.full_like(offroad, math.inf), np.full_like(road, math.inf)
         time_h, p_asylum = np.full_like(time_h, math.inf), np.zeros_like(p_asylum)
         city = np.full_like(city, "")
-    attrs = {
+    attrs: dict[Hashable, Any] = {
         "year": year,
         "cell_m": cells.cell_m,
         "draws": draws,

@@ -19,10 +19,7 @@ MODULES = [
     "refuge_map.render",
     "refuge_map.sweep",
     "refuge_map.analysis",
-    pytest.param(
-        "refuge_map.simulation",
-        marks=pytest.mark.xfail(strict=True, reason="its docstrings are not yet complete"),
-    ),
+    "refuge_map.simulation",
 ]
 
 

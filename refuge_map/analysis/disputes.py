@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import pandas as pd
 
@@ -82,10 +83,16 @@ def dispute_effects(
     for axis in axes:
         levels = list(dict.fromkeys(done[axis]))
         means = rates.groupby(done[axis], sort=False).mean().reindex(levels)
-        long = means.stack().rename("per_100").to_frame()
-        long["shift"] = (means - means.iloc[0]).stack()
+        long = _stacked(means).rename("per_100").to_frame()
+        long["shift"] = _stacked(means - means.iloc[0])
         long["source"] = DISPUTE_SOURCES.get(axis, "")
         frames.append(pd.concat({axis: long}, names=["axis"]))
     table = pd.concat(frames)
     table.index = table.index.set_names(["axis", "level", "outcome"])
     return table
+
+
+def _stacked(frame: pd.DataFrame) -> pd.Series:
+    """The frame's columns stacked into one Series (its columns are one level, so `stack` gives
+    a Series; the stubs also allow a DataFrame)."""
+    return cast(pd.Series, frame.stack())

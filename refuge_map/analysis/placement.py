@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 import geopandas as gpd
 import numpy as np
@@ -19,6 +20,7 @@ from geo.designation import THREE_MORE, THREE_MORE_SOURCE, AddedCity, designate_
 from geo.land_grid import LandGrid
 from geo.places import selectable_sites
 from geo.roads import WALK_SPEED_M_S
+from refuge_map._cells import as_point
 from refuge_map.analysis._roads import road_distance_matrix
 from refuge_map.analysis.stretches import STRETCH_SOURCE
 
@@ -92,7 +94,8 @@ def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.G
 def _first_of_duplicates(x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.bool_]:
     """True for each point not within `_SAME_POINT_M` of an earlier one."""
     close = np.hypot(x[:, None] - x[None, :], y[:, None] - y[None, :]) < _SAME_POINT_M
-    return ~np.tril(close, k=-1).any(axis=1)
+    earlier = cast(NDArray[np.bool_], np.tril(close, k=-1).any(axis=1))  # 2-D in: an array out
+    return ~earlier
 
 
 def cost_matrix(
@@ -294,7 +297,7 @@ def _cover(
             LinearConstraint(csr_array((cost <= radius).astype(float)), 1.0, np.inf),
             LinearConstraint(side_a, side_b, side_b),
         ],
-        integrality=np.ones(m),
+        integrality=np.ones(m, dtype=np.int_),
         bounds=Bounds(0.0, 1.0),
     )
     return _opened(result, first=0) if result.status == 0 else None
@@ -407,9 +410,8 @@ def _historical(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray
 
 def _equal_stretches(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> NDArray[np.intp]:
     places = network.places.set_index("id").geometry
-    (slon, nlon), (slat, nlat) = to_lonlat(
-        [places["beersheba"].x, places["dan"].x], [places["beersheba"].y, places["dan"].y]
-    )
+    south, north = as_point(places["beersheba"]), as_point(places["dan"])
+    (slon, nlon), (slat, nlat) = to_lonlat([south.x, north.x], [south.y, north.y])
     quarters = _GEOD.npts(slon, slat, nlon, nlat, 3, initial_idx=1, terminus_idx=1)
     west = candidates[candidates["side"] == "west"]
     qx, qy = to_metric(*np.array(quarters).T)

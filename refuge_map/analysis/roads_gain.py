@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,9 @@ def nearest_zone(
     tuple of numpy.ndarray
         Distances in metres and the city ids, one per position.
     """
-    points = shapely.points(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    points = cast(  # arrays in, an array of points out (the stubs also allow one Point)
+        NDArray[np.object_], shapely.points(np.asarray(x, dtype=float), np.asarray(y, dtype=float))
+    )
     zones = network.zones.geometry.to_numpy()
     dist = shapely.distance(points[:, None], zones[None, :])
     nearest = np.argmin(dist, axis=1)
@@ -107,7 +110,7 @@ def crow_field(
         straight, road = np.full_like(straight, math.inf), np.full_like(road, math.inf)
         time_h, p_asylum = np.full_like(time_h, math.inf), np.zeros_like(p_asylum)
         city = np.full_like(city, "")
-    attrs = {"year": year, "draws": draws, "seed": seed, "method": CROW_METHOD}
+    attrs: dict[Hashable, Any] = {"year": year, "draws": draws, "seed": seed, "method": CROW_METHOD}
     return CoverageField(grid, straight, road, city, time_h, p_asylum, attrs)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -14,6 +14,7 @@ from pyproj import Geod
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
 from geo.places import selectable_sites
+from refuge_map._cells import as_point
 from refuge_map.analysis._roads import road_distance_matrix
 
 #: Deut 19:3 "divide the borders of your land into three"; Makkot 9b reads it as four equal
@@ -47,12 +48,12 @@ def _lonlat(network: RefugeNetwork, where: Limit) -> tuple[float, float]:
     if not isinstance(where, str):
         return float(where[0]), float(where[1])
     if where in network.cities.index:
-        point = network.cities.at[where, "site"]
+        point = as_point(network.cities.at[where, "site"])
     else:
         match = network.places[network.places["id"] == where]
         if match.empty:
             raise ParameterError("not a city or gazetteer place id", field="limit", value=where)
-        point = match.geometry.iloc[0]
+        point = as_point(match.geometry.iloc[0])
     lon, lat = to_lonlat(point.x, point.y)
     return float(lon), float(lat)
 
@@ -88,9 +89,10 @@ def leg_km(
     raise ParameterError(f"must be one of {ALONG}", field="along", value=along)
 
 
-def inequality(km: ArrayLike) -> dict[str, float]:
+def inequality(km: ArrayLike) -> dict[Hashable, float]:
     """How unequal stretches are: longest over shortest, and the coefficient of variation
-    (population standard deviation over the mean); 1 and 0 for equal stretches."""
+    (population standard deviation over the mean); 1 and 0 for equal stretches (keyed as a
+    frame's `attrs`)."""
     values = np.asarray(km, dtype=float)
     return {
         "max_min": float(values.max() / values.min()),
@@ -368,7 +370,7 @@ def candidate_sensitivity(
     for city in chosen:
         best = _lonlat(base, city)
         for site in sites[sites["city"] == city].itertuples():
-            net = base if site.id == base.cities.at[city, "site_id"] else None
+            net = base if site.id == str(base.cities.at[city, "site_id"]) else None
             net = net or network_loader(candidates={city: site.id})
             moved = geodesic_km([best[0], _lonlat(net, city)[0]], [best[1], _lonlat(net, city)[1]])
             rows.append(

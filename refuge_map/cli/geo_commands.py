@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from refuge_map.cli._app import app
 from refuge_map.cli._output import console, print_json
 from refuge_map.errors import RefugeError
+
+if TYPE_CHECKING:
+    from geo.readings import TechumMode
 
 CubitOption = Annotated[
     str,
@@ -36,7 +39,8 @@ def network_of(cubit: str, techum: str, **options: Any) -> Any:
     """`geo.load_network` with the cubit and techum options as typed (imported on first use)."""
     from geo import load_network
 
-    return load_network(cubit_m=parse_cubit(cubit), techum=techum, **options)
+    mode = cast("TechumMode", techum)  # load_network refuses an unknown mode (ParameterError)
+    return load_network(cubit_m=parse_cubit(cubit), techum=mode, **options)
 
 
 @app.command()

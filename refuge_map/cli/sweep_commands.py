@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast, get_args
 
 import typer
 from rich.progress import (
@@ -29,7 +29,8 @@ class _RunByDefault(TyperGroup):
     """A group whose unknown first word is the sweep file of its ``run`` command, so that
     ``refuge sweep SWEEP.yaml --out DIR`` means ``refuge sweep run SWEEP.yaml --out DIR``."""
 
-    def resolve_command(
+    # typer types `ctx` as its vendored click's Context (the private typer._click), no public name
+    def resolve_command(  # type: ignore[override]
         self, ctx: typer.Context, args: list[str]
     ) -> tuple[str | None, Any, list[str]]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
@@ -189,7 +190,7 @@ def coverage_command(
     scenario = (
         load_scenario(scenario_file)
         if scenario_file is not None
-        else Scenario(name="coverage", generate={"n": 1})  # type: ignore[arg-type]
+        else Scenario(name="coverage", generate={"n": 1})
     )
     field = scenario_coverage(scenario, cell_m=cell_m, draws=draws)
     shown = console()
@@ -232,9 +233,9 @@ def sensitivity_command(
     from refuge_map.errors import RefugeError
     from refuge_map.simulation.scenario import load_scenario
     from refuge_map.sweep import open_backend
-    from refuge_map.sweep.sensitivity import run_sensitivity
+    from refuge_map.sweep.sensitivity import Method, run_sensitivity
 
-    if method not in ("morris", "sobol"):
+    if method not in get_args(Method):
         raise RefugeError("must be morris or sobol", source="--method", value=method)
     if size < 1 or levels < 2:
         raise RefugeError("need --size >= 1 and --levels >= 2", source="--size", value=size)
@@ -245,7 +246,7 @@ def sensitivity_command(
             scenario,
             out,
             backend=backend,
-            method=method,  # type: ignore[arg-type]
+            method=cast(Method, method),  # one of Method's words, checked above
             size=size,
             levels=levels,
             resume=resume,

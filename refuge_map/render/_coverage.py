@@ -74,10 +74,10 @@ class CoverageLayer(Layer):
         self.colors = script_json([*(color for _, color in P_CLASSES), NO_VALUE])
         self.cells = packed_json(_cell_rows(cells))
 
-    def render(self, **kwargs: Any) -> None:
+    def render(self, **kwargs: Any) -> str:
         """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
         add_unpack_script(self)
-        super().render(**kwargs)
+        return super().render(**kwargs)
 
 
 def _cell_rows(cells: gpd.GeoDataFrame) -> list[list[Any]]:

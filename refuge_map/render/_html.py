@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from branca.element import Element, MacroElement
+from branca.element import Element, Figure, MacroElement
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
 _SCRIPT_ESCAPES = (
@@ -206,7 +206,9 @@ def packed_json(value: Any) -> str:
 
 def add_unpack_script(element: MacroElement) -> None:
     """Put `UNPACK_JS` into the page of `element` (once, however many elements ask)."""
-    element.get_root().script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+    root = element.get_root()
+    assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
+    root.script.add_child(Element(UNPACK_JS), name="refuge_unpack")
 
 
 def unpacked_json(text: str) -> Any:

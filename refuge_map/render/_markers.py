@@ -10,11 +10,18 @@ from folium.elements import JSCSSMixin
 from folium.map import Layer
 from jinja2 import Template
 
+from refuge_map._cells import as_point
 from refuge_map.render._html import add_unpack_script, packed_json, script_json
 from refuge_map.render.assets import CLUSTER_CSS, CLUSTER_JS, folium_links
 
 #: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
 Marker = tuple[float, float, Sequence[str], str]
+
+
+def lat_lon(geometry: object) -> tuple[float, float]:
+    """(lat, lon) of a point geometry in WGS84 (a table's cell: TypeError if not a point)."""
+    point = as_point(geometry)
+    return point.y, point.x
 
 
 #: From this zoom on every marker stands alone (a town's streets).
@@ -80,10 +87,10 @@ class MarkerLayer(JSCSSMixin, Layer):
     default_js = folium_links(CLUSTER_JS)
     default_css = folium_links(CLUSTER_CSS)
 
-    def render(self, **kwargs: Any) -> None:
+    def render(self, **kwargs: Any) -> str:
         """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
         add_unpack_script(self)
-        super().render(**kwargs)
+        return super().render(**kwargs)
 
     def __init__(
         self,

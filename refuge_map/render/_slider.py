@@ -181,10 +181,10 @@ class TimeSlider(JSCSSMixin, Layer):
     default_js = folium_links(SLIDER_JS)
     default_css = folium_links(SLIDER_CSS)
 
-    def render(self, **kwargs: Any) -> None:
+    def render(self, **kwargs: Any) -> str:
         """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
         add_unpack_script(self)
-        super().render(**kwargs)
+        return super().render(**kwargs)
 
     def __init__(
         self,
@@ -213,7 +213,7 @@ class TimeSlider(JSCSSMixin, Layer):
         }
 
 
-def slider_times(since_killing_s: pd.Series, *, origin_s: pd.Series | float) -> list[int]:
+def slider_times(since_killing_s: pd.Series, *, origin_s: NDArray[np.float64] | float) -> list[int]:
     """Times as the slider counts them: milliseconds after `origin_s` (each row's incident's
     first row, seconds since the killing: the killing itself to within a step), plus one day."""
     return (BASE_MS + np.rint((since_killing_s - origin_s) * 1000.0)).astype(np.int64).tolist()

@@ -7,9 +7,10 @@ import geopandas as gpd
 
 from geo import WGS84, RefugeNetwork
 from geo.prescribed_roads import ROAD_WIDTH_CUBITS, ROAD_WIDTH_SOURCE
+from refuge_map._cells import as_float
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import esc, popup_parts
-from refuge_map.render._markers import Marker, MarkerLayer
+from refuge_map.render._markers import Marker, MarkerLayer, lat_lon
 from refuge_map.render._style import BRIDGE, LEVITICAL, SIGNPOST
 
 
@@ -47,7 +48,7 @@ def _levitical_layer(cities: gpd.GeoDataFrame) -> MarkerLayer:
             ("licence", city.license),
         ]
         tip = f"{esc(city.name)} ({esc(city.verse)})"
-        markers.append((city.geometry.y, city.geometry.x, popup_parts(str(city.name), rows), tip))
+        markers.append((*lat_lon(city.geometry), popup_parts(str(city.name), rows), tip))
     style = {"radius": 5, "color": LEVITICAL, "fillOpacity": 0.7, "className": "refuge-levitical"}
     return MarkerLayer(
         markers, style=style, name="Levitical cities (48)", show=False, cluster_color=LEVITICAL
@@ -60,11 +61,11 @@ def _signpost_layer(signs: gpd.GeoDataFrame) -> MarkerLayer:
         rows = [
             ("points", f"{sign.compass} ({sign.bearing_deg:.0f}°)"),
             ("leads to", sign.city),
-            ("by road", f"{sign.dist_m / 1000:.1f} km"),
+            ("by road", f"{as_float(sign.dist_m) / 1000:.1f} km"),
             ("source", sign.source),
         ]
         tip = f"{esc(sign.reads)} → {esc(sign.compass)}, {esc(sign.city)}"
-        markers.append((sign.geometry.y, sign.geometry.x, popup_parts("miklat", rows), tip))
+        markers.append((*lat_lon(sign.geometry), popup_parts("miklat", rows), tip))
     style = {"radius": 4, "color": SIGNPOST, "fillOpacity": 0.9, "className": "refuge-signpost"}
     return MarkerLayer(
         markers, style=style, name="Signposts: miklat", show=False, cluster_color=SIGNPOST
@@ -83,6 +84,6 @@ def _bridge_layer(bridges: gpd.GeoDataFrame, cubit_m: float) -> MarkerLayer:
             ("source", bridge.source),
         ]
         tip = f"bridge over {esc(bridge.river)}"
-        markers.append((bridge.geometry.y, bridge.geometry.x, popup_parts("bridge", rows), tip))
+        markers.append((*lat_lon(bridge.geometry), popup_parts("bridge", rows), tip))
     style = {"radius": 4, "color": BRIDGE, "fillOpacity": 0.9, "className": "refuge-bridge"}
     return MarkerLayer(markers, style=style, name="Bridges", show=False, cluster_color=BRIDGE)

@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import math
 import os
-from typing import Any
+from typing import Any, cast
 
 import folium
 import geopandas as gpd
 import pandas as pd
 import shapely
 import xyzservices
+from branca.element import Figure
+from shapely.geometry.base import BaseGeometry
 
 from geo import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, RefugeNetwork
 from geo.asylum import KIND_CITATIONS
 from geo.zones import TECHUM_MODES, techum_zones
+from refuge_map._cells import as_float, as_geometry
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
 from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
 from refuge_map.render._html import Html, cited, esc, hours, is_missing, link, popup_table
+from refuge_map.render._markers import lat_lon
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
 from refuge_map.render.levitical_layers import add_levitical_layers
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
@@ -79,7 +83,7 @@ def network_map(
         entries += add_run_layers(fmap, loaded)
         note = str(loaded.scenario.get("description", ""))
         title = f"The cities of refuge: {loaded.scenario.get('name') or 'a simulated run'}"
-    fmap.get_root().title = esc(title)  # branca writes the <title> unescaped
+    cast(Figure, fmap.get_root()).title = esc(title)  # a Map's root; branca writes it unescaped
     Legend("What the map shows", entries, note=note).add_to(fmap)
     Attribution(style.ATTRIBUTION).add_to(fmap)
     folium.LayerControl(collapsed=True).add_to(fmap)
@@ -158,14 +162,15 @@ DECIMALS = 5
 
 
 def _shape(
-    geometry: shapely.Geometry, path_style: dict[str, Any], popup: str, tooltip: str
+    geometry: BaseGeometry, path_style: dict[str, Any], popup: str, tooltip: str
 ) -> folium.GeoJson:
     """One geometry with a fixed style, an (already escaped) popup and a tooltip; coordinates
     to `DECIMALS` places."""
     return folium.GeoJson(
         shapely.geometry.mapping(shapely.transform(geometry, lambda xy: xy.round(DECIMALS))),
         style_function=lambda _: path_style,
-        popup=folium.Popup(popup, max_width=380),
+        # folium annotates only GeoJsonPopup, yet GeoJson adds any Popup (its isinstance check)
+        popup=folium.Popup(popup, max_width=380),  # type: ignore[arg-type]
         tooltip=esc(tooltip),
     )
 
@@ -179,7 +184,7 @@ _SEA_WEST, _SEA_NORTH = 20.0, 37.0
 
 
 #: One drawn shape: its geometry (WGS84), Leaflet path style, popup and tooltip (escaped).
-Shape = tuple[shapely.Geometry, dict[str, Any], str, str]
+Shape = tuple[BaseGeometry, dict[str, Any], str, str]
 
 
 def background(network: RefugeNetwork) -> dict[str, list[Shape]]:
@@ -231,7 +236,7 @@ def _land_shapes(land: gpd.GeoDataFrame) -> list[Shape]:
         fill = style.LAND_COLORS.get(str(side.side), "#eeeeee")
         popup = popup_table(str(side.name), [("side", side.side)])
         path_style = {"color": fill, "weight": 0, "fillColor": fill, "fillOpacity": 0.8}
-        shapes.append((side.geometry, path_style, popup, str(side.name)))
+        shapes.append((as_geometry(side.geometry), path_style, popup, str(side.name)))
     return shapes
 
 
@@ -256,7 +261,7 @@ def _hydrography_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
             ],
             title_he=water.hebrew_name,
         )
-        shapes.append((water.geometry, path_style, popup, str(water.name)))
+        shapes.append((as_geometry(water.geometry), path_style, popup, str(water.name)))
     return shapes
 
 
@@ -280,11 +285,7 @@ def _zone_layers(network: RefugeNetwork) -> list[tuple[folium.FeatureGroup, Lege
         zones = (
             network.zones.geometry
             if mode == chosen
-            else techum_zones(
-                towns,
-                breadth_m=breadth_m,
-                mode=mode,  # type: ignore[arg-type]
-            )
+            else techum_zones(towns, breadth_m=breadth_m, mode=mode)
         )
         label = f"Sabbath boundary, {mode}: {_opinion_label(network.options)}"
         if mode != chosen:
@@ -296,13 +297,14 @@ def _zone_layers(network: RefugeNetwork) -> list[tuple[folium.FeatureGroup, Lege
             "dashArray": None if mode == chosen else "6 4",
             "className": f"refuge-zone refuge-zone-{mode}",
         }
-        for city, zone in zones.to_crs("EPSG:4326").items():
+        lonlat = zones.to_crs("EPSG:4326").items()
+        for (city, zone), area_m2 in zip(lonlat, zones.area, strict=True):
             name = str(network.cities.at[city, "name"])
             popup = popup_table(
                 f"{name}: Sabbath boundary ({mode})",
                 [
                     ("opinion", _opinion_label(network.options)),
-                    ("area", f"{zones[city].area / 1e6:.2f} km²"),
+                    ("area", f"{area_m2 / 1e6:.2f} km²"),
                     ("rule", cited(KIND_CITATIONS["techum"])),
                 ],
             )
@@ -335,7 +337,7 @@ def _town_layer(cities: gpd.GeoDataFrame) -> folium.FeatureGroup:
             [("site", city.modern_identification), ("extent", city.town_area_source)],
             title_he=city.hebrew_name,
         )
-        _shape(city.geometry, path_style, popup, f"{city.name}: town").add_to(layer)
+        _shape(as_geometry(city.geometry), path_style, popup, f"{city.name}: town").add_to(layer)
     return layer
 
 
@@ -343,18 +345,19 @@ def _road_layer(roads: gpd.GeoDataFrame) -> folium.FeatureGroup:
     layer = folium.FeatureGroup(name="Roads")
     path_style = {"color": style.ROAD, "weight": 2.5, "opacity": 0.9, "className": "refuge-road"}
     for road in roads.itertuples(index=False):
+        km, walk_s = as_float(road.length_m) / 1000, as_float(road.walk_s)
         popup = popup_table(
             str(road.name),
             [
-                ("length", f"{road.length_m / 1000:.1f} km"),
-                ("walking time", hours(road.walk_s)),
+                ("length", f"{km:.1f} km"),
+                ("walking time", hours(walk_s)),
                 ("route", road.route),
                 ("source", road.source),
                 ("licence", road.license),
             ],
         )
-        tooltip = f"{road.name}: {road.length_m / 1000:.1f} km, {hours(road.walk_s)} on foot"
-        _shape(road.geometry, path_style, popup, tooltip).add_to(layer)
+        tooltip = f"{road.name}: {km:.1f} km, {hours(walk_s)} on foot"
+        _shape(as_geometry(road.geometry), path_style, popup, tooltip).add_to(layer)
     return layer
 
 
@@ -371,12 +374,12 @@ def _point_layer(
                 ("proposed for", place.candidate_of),
                 ("OpenBible score", _score(place.openbible_score)),
                 ("source", place.source),
-                ("gazetteer", _gazetteer_links(place._asdict())),
+                ("gazetteer", _gazetteer_links(dict(zip(points.columns, place, strict=True)))),
             ],
             title_he=place.hebrew_name,
         )
         folium.CircleMarker(
-            [place.geometry.y, place.geometry.x],
+            list(lat_lon(place.geometry)),
             radius=4,
             color=color,
             fill=True,

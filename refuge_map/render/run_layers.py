@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import folium
 import geopandas as gpd
@@ -17,6 +17,7 @@ import pandas as pd
 import shapely
 
 from geo import WGS84
+from refuge_map._cells import as_float, as_int
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import cited, esc, popup_parts, popup_table, since_killing
@@ -38,6 +39,9 @@ FOLLOWED_INCIDENTS = 5
 #: The time slider shows each agent at most once per this many seconds (display only: the
 #: run's files keep every point).
 DISPLAY_EVERY_S = 600
+
+#: A run's table as its reader gives it (a GeoDataFrame for the trajectories).
+Table = TypeVar("Table", bound=pd.DataFrame)
 
 
 @dataclass
@@ -121,10 +125,10 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     path = Path(folder)
     if not path.is_dir():
         raise RefugeError("run folder not found", source=str(path))
-    trajectories = _read_table(path / "trajectories.parquet", TRACK_COLUMNS, geo=True)
+    trajectories = _read_table(path / "trajectories.parquet", TRACK_COLUMNS, gpd.read_parquet)
     if trajectories.empty:
         raise RefugeError("the run has no trajectory rows", source=str(path))
-    events = _read_table(path / "events.parquet", EVENT_COLUMNS, geo=False)
+    events = _read_table(path / "events.parquet", EVENT_COLUMNS, pd.read_parquet)
     summary = _read_json(path / "summary.json")
     _check_trees(summary.get("trees") or [], source=str(path / "summary.json"))
     return RunFiles(
@@ -166,11 +170,11 @@ def _read_json(path: Path) -> dict[str, Any]:
         raise RefugeError(f"not a JSON object: {bad}", source=str(path)) from bad
 
 
-def _read_table(path: Path, columns: tuple[str, ...], *, geo: bool) -> pd.DataFrame:
+def _read_table(path: Path, columns: tuple[str, ...], read: Callable[[Path], Table]) -> Table:
     if not path.is_file():
         raise RefugeError("run file not found", source=str(path))
     try:
-        table = gpd.read_parquet(path) if geo else pd.read_parquet(path)
+        table = read(path)
     except (OSError, ValueError) as bad:
         raise RefugeError(f"cannot read the table: {bad}", source=str(path)) from bad
     missing = [c for c in columns if c not in table.columns]
@@ -261,20 +265,21 @@ def _track_features(
     times = np.split(np.asarray(slider_times(tracks["since_killing_s"], origin_s=origin)), cuts)
     agent_rows = _agents(tracks).loc[agents].itertuples()
     for agent, xy, ms in zip(agent_rows, coords, times, strict=True):
-        escorts = agent.role == "fugitive" and int(agent.incident) in escorted
+        incident = as_int(agent.incident)
+        escorts = agent.role == "fugitive" and incident in escorted
         popup = popup_parts(
             f"{agent.role} {agent.Index}",
             [
                 ("incident", agent.incident),
-                ("sets out", since_killing(agent.start)),
-                ("end of flight", since_killing(agent.end)),
+                ("sets out", since_killing(as_float(agent.start))),
+                ("end of flight", since_killing(as_float(agent.end))),
                 ("reached", agent.reached),
                 ("captured", "yes" if agent.captured else "no"),
                 ("escorts", "two disciples of the Sages walk with him" if escorts else None),
             ],
         )
         yield Track(
-            incident=int(agent.incident),
+            incident=incident,
             role=str(agent.role),
             lonlat=xy,
             times_ms=ms,
@@ -307,8 +312,8 @@ def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
     whose popups say what happened, when (since the killing), and cite the rule."""
     markers = [
         (
-            round(float(event.lat), 5),
-            round(float(event.lon), 5),
+            round(as_float(event.lat), 5),
+            round(as_float(event.lon), 5),
             popup_parts(
                 str(event.kind).replace("_", " "),
                 [
@@ -345,7 +350,7 @@ def _event_time(event: Any) -> str:
     """When an event happened, counted from its incident's killing (a priest's events, of no
     incident, from the run's start: the killings', when they fall at once)."""
     since = event.since_killing_s
-    return since_killing(event.elapsed_s if pd.isna(since) else since)
+    return since_killing(as_float(event.elapsed_s if pd.isna(since) else since))
 
 
 def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from geo import RefugeNetwork, to_metric
 from geo.roads import graph_to_gdfs
 from refuge_map._atomic import atomic_file
+from refuge_map._cells import as_point
 from refuge_map.coverage import CoverageField
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
@@ -185,10 +186,11 @@ def _draw_cities(ax: Axes, network: RefugeNetwork) -> None:
     """The six cities (and any added), coloured by side, labelled."""
     for city in network.cities[network.cities["kind"] == "refuge"].itertuples():
         color = style.SIDE_COLORS.get(str(city.side), style.OTHER)
-        ax.plot(city.site.x, city.site.y, "o", ms=7, color=color, mec="white", zorder=6)
+        site = as_point(city.site)
+        ax.plot(site.x, site.y, "o", ms=7, color=color, mec="white", zorder=6)
         ax.annotate(
             style.short_name(str(city.name)),
-            (city.site.x, city.site.y),
+            (site.x, site.y),
             xytext=(6, 4),
             textcoords="offset points",
             fontsize=8,

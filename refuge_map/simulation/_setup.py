@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from geo import RefugeNetwork, load_network, to_metric
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from geo.gazetteer import named_places
+from refuge_map._cells import as_point
 from refuge_map.simulation._walk import Floats, Ints, RoadGraph
 from refuge_map.simulation.persuasion import persuader, pleads_himself
 from refuge_map.simulation.scenario import (
@@ -43,7 +44,25 @@ DAY_S = 86_400.0
 @lru_cache(maxsize=8)
 def network_for(options_json: str) -> tuple[RefugeNetwork, RoadGraph]:
     """The network and its flat road graph for some network options (cached: a worker builds
-    each once). Keyed by the options' JSON so that it is hashable."""
+    each once). Keyed by the options' JSON so that it is hashable.
+
+    Parameters
+    ----------
+    options_json
+        A scenario's ``network`` options as JSON (`NetworkOptions`).
+
+    Returns
+    -------
+    tuple
+        The `geo.RefugeNetwork` and its `RoadGraph`.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        If the JSON is not valid network options.
+    GeoError
+        If the network cannot be built with these options.
+    """
     options = NetworkOptions.model_validate_json(options_json)
     network = load_network(**options.load_kwargs())
     return network, RoadGraph.from_router(network.router)
@@ -51,7 +70,23 @@ def network_for(options_json: str) -> tuple[RefugeNetwork, RoadGraph]:
 
 def scenario_network(scenario: Scenario) -> RefugeNetwork:
     """The network of a scenario's options, from the same cache the simulation uses (built
-    once per process however many runs, maps and fields ask for it)."""
+    once per process however many runs, maps and fields ask for it).
+
+    Parameters
+    ----------
+    scenario
+        Its ``network`` options.
+
+    Returns
+    -------
+    geo.RefugeNetwork
+        The network those options build.
+
+    Raises
+    ------
+    GeoError
+        If the network cannot be built with the scenario's options.
+    """
     return network_for(scenario.network.model_dump_json())[0]
 
 
@@ -219,10 +254,11 @@ def _resolve(places: list[Place], network: RefugeNetwork) -> Floats:
     sites = network.cities["site"]
     xy = np.empty((len(places), 2))
     for i, place in enumerate(places):  # build time, once per listed place
-        if place.name in sites.index:
-            xy[i] = sites[place.name].x, sites[place.name].y
+        if place.name is not None and place.name in sites.index:
+            site = as_point(sites[place.name])
+            xy[i] = site.x, site.y
         else:
-            lon, lat = named_places()[place.name] if place.name else (place.lon, place.lat)
+            lon, lat = named_places()[place.name] if place.name else place.lonlat
             xy[i] = np.concatenate(to_metric(lon, lat), axis=None)
     return xy
 
@@ -238,10 +274,11 @@ def _explicit(
     year = np.array([scenario.year if i.year is None else i.year for i in incidents])
     trees = [i.tree for i in incidents]
     trunk, bough = np.full((len(trees), 2), np.nan), np.full((len(trees), 2), np.nan)
-    with_tree = [k for k, tree in enumerate(trees) if tree is not None]
-    if with_tree:
-        trunk[with_tree] = _resolve([trees[k].trunk for k in with_tree], network)  # type: ignore[union-attr]
-        bough[with_tree] = _resolve([trees[k].bough for k in with_tree], network)  # type: ignore[union-attr]
+    given = [(k, tree) for k, tree in enumerate(trees) if tree is not None]
+    if given:
+        with_tree = [k for k, _ in given]
+        trunk[with_tree] = _resolve([tree.trunk for _, tree in given], network)
+        bough[with_tree] = _resolve([tree.bough for _, tree in given], network)
     at_trunk = np.array([tree is not None and tree.at_trunk for tree in trees])
     return place, kin, killer, t0, year, trunk, bough, at_trunk
 

@@ -288,7 +288,7 @@ class _Pursuit:
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
-        target = pd.Index(world.city_ids).get_indexer(heading)
+        target = pd.Index(world.city_ids).get_indexer(pd.Index(heading))
         tree_edge, tree_s, _ = world.snap(
             np.where(world.has_tree[:, None], world.trunk, world.place)
         )
@@ -694,7 +694,7 @@ class _Pursuit:
         if self._nobody_due(step, t_prev):
             return
         first = started & ((self.t0_s > t_prev) | (step == 0))
-        due = (step % self.record_every == 0) | first  # type: ignore[operator]
+        due = (step % self.record_every == 0) | first  # type: ignore[operator]  # not None: step() checks
         for role, end, xy, city, captured in (
             (FUGITIVE, self.f_end, self.fxy, self.city, self.captured),
             (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
@@ -714,7 +714,7 @@ class _Pursuit:
         not a regular row's step, every agent started before, nobody ended now or just
         before."""
         return bool(
-            step % self.record_every  # type: ignore[operator]
+            step % self.record_every  # type: ignore[operator]  # not None: step() checks
             and t_prev >= self.last_start
             and self.last_end < step - 1
         )
@@ -787,6 +787,12 @@ def run_flight(
         elders and room for a middling town's population).
     progress
         Called as ``progress(step, n_steps)`` after each step.
+
+    Returns
+    -------
+    Flight
+        The end state: each incident's outcome, the events, the trajectory rows and the
+        cities' reception.
     """
     pursuit = _Pursuit(
         world,

@@ -42,10 +42,22 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
     QGIS), ``summary.json`` and ``scenario.json`` (the validated scenario, for `read_run`);
     with an exile, `EXILE_FILES` too; with replications (`replicate`), `REPLICATIONS_FILE`.
 
+    Parameters
+    ----------
+    run
+        The run to write.
+    out_dir
+        The folder: created, or replaced whole if it is empty or refuge-map wrote it.
+
     Returns
     -------
     list of Path
         The files written. On any failure nothing of `out_dir` is changed.
+
+    Raises
+    ------
+    RefugeError
+        If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
     with atomic_dir(target) as tmp:
@@ -59,7 +71,7 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
             json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
         (tmp / "scenario.json").write_text(run.scenario.model_dump_json(indent=2) + "\n")
-        extra = EXILE_FILES if run.ledger is not None else ()
+        extra: tuple[str, ...] = EXILE_FILES if run.ledger is not None else ()
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
             getattr(run, name.removesuffix(".parquet")).to_parquet(tmp / name, index=False)
@@ -142,6 +154,16 @@ def _wkb_points(x: np.ndarray, y: np.ndarray) -> pa.Array:
 
 def read_run(out_dir: str | Path) -> Run:
     """Read a run folder written by `write_run`.
+
+    Parameters
+    ----------
+    out_dir
+        The folder `write_run` wrote.
+
+    Returns
+    -------
+    Run
+        The run as written (its scenario validated again).
 
     Raises
     ------

@@ -57,7 +57,23 @@ def simulate(
 
 
 def simulate_replications(scenario: Scenario) -> list[Run]:
-    """`scenario.replications` runs, one per seed of `replication_seeds`, in order."""
+    """`scenario.replications` runs, one per seed of `replication_seeds`, in order.
+
+    Parameters
+    ----------
+    scenario
+        A validated `Scenario`.
+
+    Returns
+    -------
+    list of Run
+        One full run per seed, the first with ``scenario.seed``.
+
+    Raises
+    ------
+    GeoError
+        If the network cannot be built with the scenario's options.
+    """
     return [simulate(scenario, seed) for seed in replication_seeds(scenario)]
 
 
@@ -76,6 +92,17 @@ def replicate(
         The root seed (default: ``scenario.seed``): the first run's seed, the others spawned.
     progress
         Called for the first run's steps.
+
+    Returns
+    -------
+    Run
+        The first run, its summary with the ``replications`` block, and its
+        ``replications`` table.
+
+    Raises
+    ------
+    GeoError
+        If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario, seed)
     first = simulate(scenario, seeds[0], progress=progress)

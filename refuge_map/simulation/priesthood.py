@@ -196,7 +196,8 @@ class OfficeChain:
     ) -> pd.DataFrame:
         """The terms of office from the clock's zero until past `horizon_y`; a killing of
         `interruption` within a term ends it then (a vacancy follows, as after a death)."""
-        rows, t, age = [], 0.0, rng.uniform(*self.first_age)
+        rows: list[tuple[str, float, float, str, int, float, bool, float]] = []
+        t, age = 0.0, rng.uniform(*self.first_age)
         rate = -math.log1p(-self.step_down_per_year) if self.step_down_per_year < 1 else math.inf
         cut = interruption or Interruption.none()
         while t <= horizon_y:  # one pass per priest

@@ -120,9 +120,9 @@ def city_goals(world: World) -> tuple[Ints, Floats]:
     edge, s = np.full(k, -1, dtype=np.intp), np.zeros(k)
     index = {city: i for i, city in enumerate(world.city_ids)}
     for i, node in enumerate(router.node_ids.tolist()):
-        city = index.get(roads.nodes[node]["waypoint"])
-        if city is not None:
-            edge[city], s[city] = graph.node_edge[i], graph.node_s[i]
+        at = index.get(roads.nodes[node]["waypoint"])
+        if at is not None:
+            edge[at], s[at] = graph.node_edge[i], graph.node_s[i]
     middles = shapely.line_interpolate_point(router.edge_geometries, 0.5, normalized=True)
     sites, zones = world.sites(np.arange(k)), world.zones(np.arange(k))
     for city in np.flatnonzero(edge < 0):  # a few Levitical cities off the roads' ends

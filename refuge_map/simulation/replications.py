@@ -36,7 +36,20 @@ RELEASE = "release_y"
 
 def replication_seeds(scenario: Scenario, seed: int | None = None) -> list[int]:
     """The seeds of the scenario's replications: the root seed (`seed`, default the
-    scenario's), then ``replications - 1`` seeds spawned from it (`spawn_seeds`)."""
+    scenario's), then ``replications - 1`` seeds spawned from it (`spawn_seeds`).
+
+    Parameters
+    ----------
+    scenario
+        Its ``replications`` and ``seed``.
+    seed
+        The root seed instead of ``scenario.seed``.
+
+    Returns
+    -------
+    list of int
+        ``scenario.replications`` seeds, the root first.
+    """
     root = scenario.seed if seed is None else seed
     return [root, *spawn_seeds(root, scenario.replications - 1)]
 

@@ -143,7 +143,7 @@ def replications_table(block: dict[str, Any]) -> Table:
     variance = block.get("variance")
     dominated = ", ".join(variance["dominated"]) if variance else ""
     caption = f"the first run's seed {block['seeds'][0]}; the others spawned from it"
-    if dominated:
+    if variance and dominated:
         caption += (
             f"\n{dominated}: most of the variance across runs is {variance['draw']} "
             f"(r\u00b2 >= {DOMINANT_R2}); read these with their interval"

@@ -11,7 +11,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import shapely
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from geo import WGS84, to_lonlat
 from refuge_map.opinions import DISPUTES
@@ -214,7 +214,24 @@ def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
 
 
 def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | None = None) -> Run:
-    """Assemble a `Run` from the end state of the flight and of the exile (Simulation II)."""
+    """Assemble a `Run` from the end state of the flight and of the exile (Simulation II).
+
+    Parameters
+    ----------
+    scenario
+        The scenario the run followed.
+    seed
+        The run's root seed (in its ``run_id`` and every table's ``seed`` column).
+    flight
+        The flight and pursuit, run to their end (`run_flight`).
+    life
+        The years in exile (`live_in_exile`); None if the scenario has no exile.
+
+    Returns
+    -------
+    Run
+        The events, trajectories, summary and opinions (and the exile's tables, with `life`).
+    """
     run_id = f"{scenario.name}-{scenario.key}-s{seed}"
     events = _events(flight, life, scenario, run_id, seed)
     tracks = _trajectories(flight, scenario, run_id, seed)
@@ -286,7 +303,7 @@ def outcome_rules(outcome: pd.Series, events: pd.DataFrame) -> pd.DataFrame:
     return found
 
 
-def _clock(scenario: Scenario, elapsed_s: NDArray[np.float64]) -> pd.Series:
+def _clock(scenario: Scenario, elapsed_s: ArrayLike) -> pd.DatetimeIndex:
     return pd.Timestamp(scenario.start) + pd.to_timedelta(
         np.asarray(elapsed_s, dtype=float), unit="s"
     )

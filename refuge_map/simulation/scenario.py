@@ -10,11 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,13 +47,22 @@ from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 #: from the registry (`refuge_map.opinions.DISPUTES`).
 CityId = Literal["kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan"]
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
-CubitPreset = DISPUTES["network.cubit"].literal
-TechumMode = DISPUTES["network.techum"].literal
-TechumPreset = DISPUTES["network.techum_cubits"].literal
-BoughOpinion = DISPUTES["network.bough_opinion"].literal
-RefugeReading = DISPUTES["network.refuges"].literal
-RoadsPeriod = DISPUTES["network.roads_period"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
+#: read a Literal built at run time, so it sees plain words.
+if TYPE_CHECKING:
+    CubitPreset: TypeAlias = str
+    TechumMode: TypeAlias = str
+    TechumPreset: TypeAlias = str
+    BoughOpinion: TypeAlias = str
+    RefugeReading: TypeAlias = str
+    RoadsPeriod: TypeAlias = str
+else:
+    CubitPreset = DISPUTES["network.cubit"].literal
+    TechumMode = DISPUTES["network.techum"].literal
+    TechumPreset = DISPUTES["network.techum_cubits"].literal
+    BoughOpinion = DISPUTES["network.bough_opinion"].literal
+    RefugeReading = DISPUTES["network.refuges"].literal
+    RoadsPeriod = DISPUTES["network.roads_period"].literal
 
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
@@ -125,7 +135,7 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     Values outside ``(low, high]`` (or ``[low, high]`` if not `open_low`) fail validation.
     """
     bound = {"gt" if open_low else "ge": low, "le": high}
-    number = Annotated[float, Field(**bound, description=f"In {unit}.")]  # type: ignore[call-overload]
+    number = Annotated[float, Field(**bound, description=f"In {unit}.")]
     variants = (
         create_model(f"{name}Fixed", __base__=_Fixed, value=(number, ...)),
         create_model(f"{name}Uniform", __base__=_Uniform, low=(number, ...), high=(number, ...)),
@@ -142,9 +152,20 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
 
 
-SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
-DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
-DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+def _as_written(**raw: object) -> Callable[[], Any]:
+    """A distribution's default as a scenario file writes it: pydantic validates it into the
+    field's bounded variant (`validate_default`)."""
+    return lambda: dict(raw)
+
+
+if TYPE_CHECKING:  # the three kinds; pydantic validates the bounded variants built below
+    SpeedKmh: TypeAlias = _Fixed | _Uniform | _LogNormal
+    DelayH: TypeAlias = _Fixed | _Uniform | _LogNormal
+    DistanceKm: TypeAlias = _Fixed | _Uniform | _LogNormal
+else:
+    SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
+    DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
+    DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
 
 
 # --------------------------------------------------------------------------- places
@@ -190,6 +211,13 @@ class Place(_Strict):
         description="Latitude, WGS84 degrees, within the region.",
         json_schema_extra=setting(_GIVEN_PLACE, unit="degrees"),
     )
+
+    @property
+    def lonlat(self) -> tuple[float, float]:
+        """The (lon, lat) given in degrees (ValueError for a place given by name)."""
+        if self.lon is None or self.lat is None:
+            raise ValueError(f"the place {self.name!r} is named, not given as lon, lat")
+        return self.lon, self.lat
 
     @model_validator(mode="before")
     @classmethod
@@ -280,8 +308,8 @@ class GeneratedIncidents(_Strict):
             high=5.0,
         ),
     )
-    home_distance_km: DistanceKm = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "uniform", "low": 0.0, "high": 10.0},
+    home_distance_km: DistanceKm = Field(
+        default_factory=_as_written(dist="uniform", low=0.0, high=10.0),
         description="Distance from the place to the kin's and the killer's homes, km.",
         json_schema_extra=assumed(
             "the kin live in the same or a neighbouring village (the avenger is the next of "
@@ -322,8 +350,8 @@ class Fugitive(_Strict):
     """The manslayer: he flees at once by the fastest way to the nearest city that protects
     (Numbers 35:11-12; the assembly judges later, Numbers 35:24)."""
 
-    speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 6.0, "sigma": 0.15},
+    speed_road_kmh: SpeedKmh = Field(
+        default_factory=_as_written(dist="lognormal", median=6.0, sigma=0.15),
         description="Speed on the prepared roads (Deut 19:3), km/h.",
         json_schema_extra=assumed(
             f"he flees at a brisk walk, between the comfortable and the fastest: {WALKING_SPEEDS}",
@@ -332,8 +360,8 @@ class Fugitive(_Strict):
             high=9.0,
         ),
     )
-    speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 4.0, "sigma": 0.2},
+    speed_offroad_kmh: SpeedKmh = Field(
+        default_factory=_as_written(dist="lognormal", median=4.0, sigma=0.2),
         description="Speed across country to the nearest road, km/h.",
         json_schema_extra=assumed(
             "across country slower than on a prepared road (about two thirds of it)",
@@ -413,8 +441,8 @@ class Avenger(_Strict):
     start: Place | None = Field(
         None, description="Where every avenger starts (default: each incident's kin home)."
     )
-    delay_h: DelayH = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 1.0, "sigma": 0.5},
+    delay_h: DelayH = Field(
+        default_factory=_as_written(dist="lognormal", median=1.0, sigma=0.5),
         description="Hours from the killing until word of it leaves the scene for the kin.",
         json_schema_extra=assumed(
             "the body is found and a messenger sent; no source gives how soon",
@@ -435,8 +463,8 @@ class Avenger(_Strict):
             high=12.0,
         ),
     )
-    speed_road_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 7.0, "sigma": 0.15},
+    speed_road_kmh: SpeedKmh = Field(
+        default_factory=_as_written(dist="lognormal", median=7.0, sigma=0.15),
         description="Speed on the roads, km/h.",
         json_schema_extra=assumed(
             "he pursues 'while his heart is hot' and may overtake him 'because the way is long' "
@@ -446,8 +474,8 @@ class Avenger(_Strict):
             high=9.5,
         ),
     )
-    speed_offroad_kmh: SpeedKmh = Field(  # type: ignore[valid-type]
-        default_factory=lambda: {"dist": "lognormal", "median": 5.0, "sigma": 0.2},
+    speed_offroad_kmh: SpeedKmh = Field(
+        default_factory=_as_written(dist="lognormal", median=5.0, sigma=0.2),
         description="Speed across country to the nearest road, km/h.",
         json_schema_extra=assumed(
             "across country slower than on the road (about two thirds of it)",
@@ -641,10 +669,10 @@ class AddedCitySpec(_Strict):
 class NetworkOptions(_Strict):
     """The opinions the geography is built on (passed to `geo.load_network`)."""
 
-    candidates: _preset_or(  # type: ignore[valid-type]
+    candidates: _preset_or(  # type: ignore[valid-type]  # built at run time
         Literal["best"], dict[CityId, Annotated[str, AfterValidator(_known_site)]], "sites"
     ) = Field("best", description="`best`, or a mapping city id -> candidate site id.")
-    cubit: _preset_or(  # type: ignore[valid-type]
+    cubit: _preset_or(  # type: ignore[valid-type]  # built at run time
         CubitPreset, float, "metres"
     ) = Field(
         DISPUTES["network.cubit"].default,
@@ -655,7 +683,7 @@ class NetworkOptions(_Strict):
         DISPUTES["network.techum"].default,
         description="Shape of the Sabbath boundary (Mishnah Eruvin 5:1).",
     )
-    techum_cubits: _preset_or(  # type: ignore[valid-type]
+    techum_cubits: _preset_or(  # type: ignore[valid-type]  # built at run time
         TechumPreset, float, "cubits"
     ) = Field(
         DISPUTES["network.techum_cubits"].default,
@@ -668,7 +696,7 @@ class NetworkOptions(_Strict):
         DISPUTES["network.bough_opinion"].default,
         description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b).",
     )
-    designation: _preset_or(  # type: ignore[valid-type]
+    designation: _preset_or(  # type: ignore[valid-type]  # built at run time
         Literal["all_six", "moses_then_joshua"],
         Annotated[tuple[DesignationStep, ...], Field(min_length=1)],
         "steps",
@@ -853,24 +881,33 @@ class Scenario(_Strict):
         description="How long the flight is followed, hours.",
         json_schema_extra=setting("long enough for the flights to end", unit="h"),
     )
-    network: NetworkOptions = Field(default_factory=NetworkOptions)  # type: ignore[arg-type]
+    network: NetworkOptions = Field(
+        default_factory=NetworkOptions,
+        description="The opinions the geography is built on (cubit, techum, boughs, roads).",
+    )
     generate: GeneratedIncidents | None = Field(
         None, description="Draw the incidents (instead of listing them in `incidents`)."
     )
     incidents: tuple[Incident, ...] = Field(
         (), description="The incidents, given explicitly (or use `generate`)."
     )
-    fugitive: Fugitive = Field(default_factory=Fugitive)  # type: ignore[arg-type]
-    avenger: Avenger = Field(default_factory=Avenger)  # type: ignore[arg-type]
-    escorts: Escorts = Field(default_factory=Escorts)  # type: ignore[arg-type]
-    output: Output = Field(default_factory=Output)  # type: ignore[arg-type]
+    fugitive: Fugitive = Field(
+        default_factory=Fugitive, description="The manslayer: his speeds and his way."
+    )
+    avenger: Avenger = Field(
+        default_factory=Avenger, description="The blood avenger: his delay, speeds and resolve."
+    )
+    escorts: Escorts = Field(
+        default_factory=Escorts, description="The two disciples who walk with the manslayer."
+    )
+    output: Output = Field(default_factory=Output, description="What the run records.")
     exile: ExileOptions | None = Field(
         None,
         description="Simulation II: trial, the years in the city, the high priest, release "
         "(absent: the run ends with the flight).",
     )
     cities: CityConditions = Field(
-        default_factory=CityConditions,  # type: ignore[arg-type]
+        default_factory=CityConditions,
         description="What a city must be to receive: not full of manslayers (Makkot 10b, "
         "R. Elazar), with elders (Rambam, Rotzeach 7:6).",
     )
@@ -939,14 +976,32 @@ def _levitical_ids() -> frozenset[str]:
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file (YAML, or JSON by its suffix).
 
+    Parameters
+    ----------
+    path
+        The scenario file (``.yaml``/``.yml`` or ``.json``).
+
+    Returns
+    -------
+    Scenario
+        The validated scenario.
+
     Raises
     ------
     RefugeError
-        One line naming the file, the field path and the value of the first problem.
+        The file is missing or unreadable, or invalid: the message names the file and, for
+        every problem found, the field path and the value.
     """
     return load_model(Scenario, path)
 
 
 def scenario_schema() -> dict[str, Any]:
-    """The JSON Schema of scenario files."""
+    """The JSON Schema of scenario files.
+
+    Returns
+    -------
+    dict
+        The schema (JSON Schema 2020-12, as pydantic writes it): each field's description,
+        and a number's unit and provenance.
+    """
     return Scenario.model_json_schema()

@@ -10,13 +10,17 @@ city has elders and room.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting
 
-NoEldersOpinion = DISPUTES["cities.no_elders"].literal
+if TYPE_CHECKING:  # mypy cannot read a Literal built at run time: it sees plain words
+    NoEldersOpinion: TypeAlias = str
+else:
+    NoEldersOpinion = DISPUTES["cities.no_elders"].literal
 
 #: A middling town (Makkot 10a: "neither small towns nor large cities, but middling towns").
 MIDDLING_TOWN = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 import pandas as pd
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -22,11 +22,18 @@ from refuge_map.simulation.priesthood import (
 )
 from refuge_map.simulation.provenance import assumed, setting, sourced
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`).
-BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
-WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
-OfficeOpinion = DISPUTES["exile.office"].literal
-RentOpinion = DISPUTES["exile.rent"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
+#: read a Literal built at run time, so it sees plain words.
+if TYPE_CHECKING:
+    BoundaryOpinion: TypeAlias = str
+    WarPriestOpinion: TypeAlias = str
+    OfficeOpinion: TypeAlias = str
+    RentOpinion: TypeAlias = str
+else:
+    BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
+    WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
+    OfficeOpinion = DISPUTES["exile.office"].literal
+    RentOpinion = DISPUTES["exile.rent"].literal
 
 
 class _Strict(BaseModel):
@@ -52,8 +59,12 @@ def span(unit: str, low: float, high: float) -> object:
     ]
 
 
-Days = span("days", 0.0, 3650.0)
-Ages = span("years of age", 0.0, 100.0)
+if TYPE_CHECKING:  # what validation gives; pydantic checks the range
+    Days: TypeAlias = tuple[float, float]
+    Ages: TypeAlias = tuple[float, float]
+else:
+    Days = span("days", 0.0, 3650.0)
+    Ages = span("years of age", 0.0, 100.0)
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 #: A yearly chance of a repeatable act; below 1, so that its rate ``-ln(1 - p)`` is finite.
 YearlyChance = Annotated[float, Field(ge=0.0, le=0.99)]
@@ -115,7 +126,7 @@ class CaseChoice(_Strict):
 class Trial(_Strict):
     """The leg to the court of his town and back (Numbers 35:24-25; Mishnah Makkot 2:6)."""
 
-    days_until_trial: Days = Field(  # type: ignore[valid-type]
+    days_until_trial: Days = Field(
         (7.0, 60.0),
         description="Days from his arrival until the court's men fetch him (at least 0.1).",
         json_schema_extra=assumed(
@@ -126,7 +137,7 @@ class Trial(_Strict):
             high=180.0,
         ),
     )
-    return_delay_days: Days = Field(  # type: ignore[valid-type]
+    return_delay_days: Days = Field(
         (0.0, 0.0),
         description="Days from the verdict until the assembly sets out to restore him to his "
         "city (Numbers 35:25), on top of the walk.",
@@ -256,7 +267,7 @@ class Priesthood(_Strict):
         description="The age at which the hazard is alpha_per_year, years.",
         json_schema_extra=sourced("Sasaki and Kondo 2016 fit the level at age 15", unit="years"),
     )
-    first_age_years: Ages = Field(  # type: ignore[valid-type]
+    first_age_years: Ages = Field(
         (35.0, 65.0),
         description="Age of the high priest in office at the start.",
         json_schema_extra=assumed(
@@ -276,14 +287,14 @@ class Priesthood(_Strict):
             "a teaching setting: the verdicts fall before, in the vacancy and after", unit="years"
         ),
     )
-    appointment_age_years: Ages = Field(  # type: ignore[valid-type]
+    appointment_age_years: Ages = Field(
         (30.0, 50.0),
         description="Age of each successor at his appointment.",
         json_schema_extra=assumed(
             "no source gives the ages; range of the middle", unit="years", low=25.0, high=55.0
         ),
     )
-    vacancy_days: Days = Field(  # type: ignore[valid-type]
+    vacancy_days: Days = Field(
         (0.0, 60.0),
         description="Days from a high priest's death to the next appointment.",
         json_schema_extra=assumed(
@@ -334,22 +345,22 @@ class ExileOptions(_Strict):
         "draw", description="draw (by weight) or in_order (incident i gets case i mod len)."
     )
     law: Opinions = Field(
-        default_factory=Opinions,  # type: ignore[arg-type]
+        default_factory=Opinions,
         description="The opinion followed in each dispute of the law (refuge judge).",
     )
     trial: Trial = Field(
-        default_factory=Trial,  # type: ignore[arg-type]
+        default_factory=Trial,
         description="The leg to the court of his town and back.",
     )
     boundary: Boundary = Field(
-        default_factory=Boundary,  # type: ignore[arg-type]
+        default_factory=Boundary,
         description="Going out beyond the Sabbath boundary.",
     )
     priesthood: Priesthood = Field(
-        default_factory=Priesthood,  # type: ignore[arg-type]
+        default_factory=Priesthood,
         description="The succession of high priests.",
     )
-    age_years: Ages = Field(  # type: ignore[valid-type]
+    age_years: Ages = Field(
         (20.0, 50.0),
         description="The manslayer's age at the killing.",
         json_schema_extra=assumed(

@@ -25,6 +25,13 @@ def spawn_seeds(root: np.random.SeedSequence | int, n: int) -> list[int]:
     -------
     list of int
         Non-negative integers below 2**63, one per child, in spawn order.
+
+    Raises
+    ------
+    ValueError
+        If `root` is a negative integer.
+    OverflowError
+        If `n` is negative.
     """
     if not isinstance(root, np.random.SeedSequence):
         root = np.random.SeedSequence(root)

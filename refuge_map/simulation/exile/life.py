@@ -149,10 +149,10 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     city.live(exiles)
     priest_deaths(log, succession, options)
     events = log.frame()
-    ledger = pd.DataFrame(
-        {k: np.concatenate([part[k] for part in city.ledger]) for k in LEDGER}
+    ledger = (
+        pd.DataFrame({k: np.concatenate([part[k] for part in city.ledger]) for k in LEDGER})
         if city.ledger
-        else {k: [] for k in LEDGER}
+        else pd.DataFrame({k: [] for k in LEDGER})
     )
     return ExileLife(
         events=events[list(EVENT_FIELDS)],

@@ -97,7 +97,7 @@ class Manslayers:
             levite_draw & np.array([can_be_levite(c) for c in cases])[case]
         )
         reasons = [(r.consequences and r.consequences.life_exile_reason) or "" for r in rulings]
-        city = pd.Index(flight.world.city_ids).get_indexer(flight.outcomes["city"])
+        city = pd.Index(flight.world.city_ids).get_indexer(pd.Index(flight.outcomes["city"]))
         flight_end = flight.outcomes["outcome"].to_numpy()
         outcome = np.select(
             [flight_end == CAPTURE, flight_end == HORIZON],

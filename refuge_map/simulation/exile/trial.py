@@ -177,9 +177,9 @@ def trial(
     verdict = people.verdict[tried]
     for kind, said in (("executed", "capital"), ("sent_home", "no_exile")):
         done = verdict == said
-        rule = home_rule(rulings, people.case[tried][done]) if kind == "sent_home" else None
+        home = home_rule(rulings, people.case[tried][done]) if kind == "sent_home" else None
         log.event(
-            kind, tried[done], "fugitive", verdict_s[done], court[done], city=city[done], rule=rule
+            kind, tried[done], "fugitive", verdict_s[done], court[done], city=city[done], rule=home
         )
         people.end(tried[done], kind, verdict_s[done] / YEAR_S)
     exiled = verdict == "exile"
