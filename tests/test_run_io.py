@@ -44,6 +44,18 @@ def test_write_and_read_back(run: Run, tmp_path: Path) -> None:
     pd.testing.assert_frame_equal(back.lines(), run.lines())
 
 
+def test_a_run_without_trajectory_rows_writes_and_reads_back(tmp_path: Path) -> None:
+    bare = simulate(load_scenario(TINY), record=False)
+    assert bare.tracks.empty and not bare.events.empty
+    write_run(bare, tmp_path / "out")
+    back = read_run(tmp_path / "out")
+    assert back.trajectories.empty and list(back.trajectories.columns) == [
+        *TRACK_COLUMNS,
+        "geometry",
+    ]
+    assert len(back.events) == len(bare.events)
+
+
 def test_lines_layer_for_qgis(run: Run, tmp_path: Path) -> None:
     write_run(run, tmp_path / "out")
     lines = pyogrio.read_dataframe(tmp_path / "out" / "trajectories.gpkg", layer="lines")

@@ -114,7 +114,7 @@ def _schema(columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None)
     rows = [0, 0] if len(columns) else []
     stub = pd.DataFrame(
         {
-            name: pd.Series([str(columns[name].iloc[0])] * len(rows), dtype="str")
+            name: pd.Series([str(columns[name].iloc[k]) for k in rows], dtype="str")
             if name in text
             else columns[name].iloc[rows].reset_index(drop=True)
             for name in columns.columns
