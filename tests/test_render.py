@@ -19,9 +19,9 @@ from geo import RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
-from refuge_map.render import network_map, read_run_files, render_html, save_map, static
+from refuge_map.render import _html, network_map, read_run_files, render_html, save_map, static
 from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
-from refuge_map.render._html import cited, esc, script_json
+from refuge_map.render._html import cited, esc, script_json, unpacked_json
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
@@ -272,6 +272,16 @@ def decode_polyline(text: str) -> list[int]:
     return out
 
 
+def test_large_blocks_are_gzipped_and_unpack_to_the_same_data(network, run_dir, monkeypatch):
+    plain = slider_data(render_html(network_map(network, run=run_dir), self_contained=False))
+    monkeypatch.setattr(_html, "PACK_OVER_BYTES", 0)
+    page = render_html(network_map(network, run=run_dir), self_contained=False)
+    blocks = re.findall(r'\}\)\(map_\w+, ("[A-Za-z0-9+/=]+"), ', page)
+    assert len(blocks) == 1 and unpacked_json(blocks[0]) == plain
+    assert page.count("function refugeUnpack(") == 1  # once, however many layers use it
+    assert page == render_html(network_map(network, run=run_dir), self_contained=False)
+
+
 def test_run_tracks_are_on_a_time_slider(run_page):
     assert "L.timeDimension(" in run_page and "L.Control.TimeDimension" in run_page
     assert '"PT10M"' in run_page  # one position per 10 minutes is shown (dt_s: 120)
@@ -288,6 +298,25 @@ def test_run_tracks_are_on_a_time_slider(run_page):
     assert "<i>Three killings in error" in run_page and "Run tiny-" not in run_page
     assert "<title>The cities of refuge: tiny</title>" in run_page
     assert run_page.startswith('<!DOCTYPE html>\n<html lang="en">')
+
+
+def test_the_map_runs_on_the_time_since_the_killing_not_the_nominal_dates(
+    network, run_dir, run_page, tmp_path
+):
+    """The page reads no nominal date: with every ``t`` of the run's files moved (each row by
+    another amount) it is the same page, and it shows times after the killing."""
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    for file in run_dir.iterdir():
+        (moved / file.name).write_bytes(file.read_bytes())
+    for name in ("events.parquet", "trajectories.parquet"):
+        table = (gpd.read_parquet if name.startswith("traj") else pd.read_parquet)(moved / name)
+        shift = pd.to_timedelta(np.arange(len(table)) * 7919 + 86_400 * 365 * 200, unit="s")
+        table["t"] = table["t"] + shift
+        table.to_parquet(moved / name)
+    page = render_html(network_map(network, run=moved), self_contained=False)
+    assert page == run_page
+    assert "0 h 00 min after the killing" in page and "1800-01" not in page
 
 
 def test_every_event_kind_has_a_category():
@@ -424,8 +453,8 @@ def test_coverage_layer_is_a_toggleable_choropleth_with_a_legend(network, covera
     assert "P(reach asylum alive) 0%-50%" in page and "95%-100%" in page
     for low, color in P_CLASSES:
         assert color in page and f"{low:.0%}-" in page
-    cells = re.search(r"\}\)\((\[.*?\]), (\[\[\[\[.*?\]\])\);", page)
-    assert cells and len(json.loads(cells[2])) == len(coverage_cells)
+    cells = re.search(r'\}\)\((\[.*?\]), ("[A-Za-z0-9+/=]+"|\[\[\[\[.*?\]\])\);', page)
+    assert cells and len(unpacked_json(cells[2])) == len(coverage_cells)  # gzipped if large
     assert json.loads(cells[1])[: len(P_CLASSES)] == [color for _, color in P_CLASSES]
 
 

@@ -12,7 +12,7 @@ import pytest
 from test_render import PAYLOAD, poison, simulate_tiny
 
 from geo import RefugeNetwork
-from refuge_map.render import network_map, save_map
+from refuge_map.render import _html, network_map, save_map
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -77,6 +77,8 @@ def visit(browser, path: Path) -> Visit:
     page.goto(path.as_uri())
     page.wait_for_load_state("load")
     page.wait_for_selector(".leaflet-marker-icon")
+    # the layers whose data comes gzipped are drawn once the browser has unpacked it
+    page.wait_for_function("+(document.documentElement.dataset.refugeUnpacking || 0) === 0")
     return seen
 
 
@@ -148,6 +150,31 @@ def test_run_map_slider_moves_the_agents(browser, network: RefugeNetwork, tmp_pa
     assert "after the killing" in page.inner_text(".timecontrol-date")
     assert events_shown(page) == 9  # in count discs and alone
     page.screenshot(path=tmp_path / "run.png")
+    assert_offline_and_clean(seen)
+
+
+def test_gzipped_layers_draw_the_same_and_the_slider_moves_the_agents(
+    browser, network: RefugeNetwork, tmp_path, monkeypatch
+):
+    """With every data block carried gzipped (as a thousand incidents' are), the page
+    unpacks them itself: the same agents, events and picker, and the slider moves them."""
+    run = simulate_tiny(tmp_path / "run")
+    monkeypatch.setattr(_html, "PACK_OVER_BYTES", 0)
+    path = save_map(network_map(network, run=run), tmp_path / "packed.html", self_contained=True)
+    assert '{"roles":' not in path.read_text(encoding="utf-8")  # nothing left as plain JSON
+    seen = visit(browser, path)
+    page = seen.page
+    before = agent_positions(page)
+    assert len(before) == 6
+    assert events_shown(page) == 9
+    assert page.locator(".refuge-follow option").count() == 2 + 3  # first, all, each incident
+    slider = page.locator(".timecontrol-dateslider .slider")
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(500)
+    after = agent_positions(page)
+    assert after and after != before
+    assert "after the killing" in page.inner_text(".timecontrol-date")
     assert_offline_and_clean(seen)
 
 

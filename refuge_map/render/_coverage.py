@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import script_json
+from refuge_map.render._html import add_unpack_script, packed_json, script_json
 
 #: Classes of P(reach asylum alive): (lower bound, colour), viridis from dark (rarely) to
 #: yellow (surely): ordered in lightness, colour-blind safe, and no red (red means nothing here).
@@ -50,15 +50,19 @@ class CoverageLayer(Layer):
     _template = Template(
         """
         {% macro script(this, kwargs) %}
-        var {{ this.get_name() }} = (function (colors, cells) {
-            return L.featureGroup(cells.map(function (c) {
-                var p = c[2] === null ? "no value" : c[2].toFixed(2);
-                var h = c[3] === null ? "no way to asylum" : c[3].toFixed(1) + " h to asylum";
-                return L.polygon(c[0], {
-                    stroke: false, fillColor: colors[c[1]], fillOpacity: 0.55,
-                    className: "refuge-coverage"
-                }).bindTooltip("P(reach asylum alive) " + p + "; " + h);
-            }));
+        var {{ this.get_name() }} = (function (colors, data) {
+            var group = L.featureGroup();
+            refugeUnpack(data).then(function (cells) {
+                cells.forEach(function (c) {
+                    var p = c[2] === null ? "no value" : c[2].toFixed(2);
+                    var h = c[3] === null ? "no way to asylum" : c[3].toFixed(1) + " h to asylum";
+                    group.addLayer(L.polygon(c[0], {
+                        stroke: false, fillColor: colors[c[1]], fillOpacity: 0.55,
+                        className: "refuge-coverage"
+                    }).bindTooltip("P(reach asylum alive) " + p + "; " + h));
+                });
+            });
+            return group;
         })({{ this.colors }}, {{ this.cells }});
         {% endmacro %}
         """
@@ -68,7 +72,12 @@ class CoverageLayer(Layer):
         super().__init__(name=name, overlay=True, control=True, show=show)
         self._name = "CoverageLayer"
         self.colors = script_json([*(color for _, color in P_CLASSES), NO_VALUE])
-        self.cells = script_json(_cell_rows(cells))
+        self.cells = packed_json(_cell_rows(cells))
+
+    def render(self, **kwargs: Any) -> str:
+        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
+        add_unpack_script(self)
+        return super().render(**kwargs)
 
 
 def _cell_rows(cells: gpd.GeoDataFrame) -> list[list[Any]]:

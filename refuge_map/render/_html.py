@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import math
@@ -9,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
+from branca.element import Element, Figure, MacroElement
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
 _SCRIPT_ESCAPES = (
@@ -135,10 +137,10 @@ def hours(seconds: float) -> str:
     return f"{minutes // 60} h {minutes % 60:02d} min"
 
 
-def since_killing(delta: pd.Timedelta) -> str:
-    """A time after the killing as a teacher says it: ``"3 h 05 min after the killing"``,
+def since_killing(seconds: float) -> str:
+    """Seconds after the killing as a teacher says them: ``"3 h 05 min after the killing"``,
     ``"2 d 4 h after the killing"``, ``"3.2 years after the killing"``."""
-    minutes = round(delta.total_seconds() / 60)
+    minutes = round(seconds / 60)
     if minutes < 0:
         return f"{hours(-minutes * 60)} before the killing"
     days, rest = divmod(minutes, 1440)
@@ -163,3 +165,55 @@ def script_json(value: Any) -> str:
     # branca reads a rendered script as a Jinja template again: no "{{", "{%" or "{#" may
     # remain (they occur only inside strings, where "\u007b" is the same character).
     return _JINJA_OPENING.sub(r"\\u007b", text)
+
+
+#: A data block of a page whose JSON is longer than this (bytes) is carried gzipped (see
+#: `packed_json`): a thousand incidents' tracks, events and coverage cells are 1.7 MB of JSON,
+#: 0.5 MB gzipped in base64; smaller blocks (a few incidents') stay readable JSON.
+PACK_OVER_BYTES = 16_384
+
+#: The page's side of `packed_json` (once per page, `add_unpack_script`): ``refugeUnpack(data)``
+#: gives a Promise of the data, gunzipped by the browser's own DecompressionStream (nothing is
+#: fetched); ``<html data-refuge-unpacking>`` counts the blocks not yet unpacked and drawn (0
+#: when all are), for whoever waits on them.
+UNPACK_JS = """
+function refugeUnpack(data) {  /* a block over PACK_OVER_BYTES comes gzipped, in base64 */
+    var root = document.documentElement;
+    root.dataset.refugeUnpacking = +(root.dataset.refugeUnpacking || 0) + 1;
+    var done = function () { root.dataset.refugeUnpacking -= 1; };
+    if (typeof data !== "string") {
+        return Promise.resolve(data).finally(function () { setTimeout(done); });
+    }
+    var bytes = Uint8Array.from(atob(data), function (c) { return c.charCodeAt(0); });
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text().then(JSON.parse)
+        .finally(function () { setTimeout(done); });
+}
+"""
+
+
+def packed_json(value: Any) -> str:
+    """`value` as a script's data for `UNPACK_JS`'s ``refugeUnpack``: its `script_json` if that
+    is at most `PACK_OVER_BYTES` long, else a JSON string of the compact JSON gzipped (level 9,
+    no timestamp: the same value gives the same page) in base64."""
+    text = script_json(value)
+    if len(text.encode()) <= PACK_OVER_BYTES:
+        return text
+    raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    packed = gzip.compress(raw.encode(), compresslevel=9, mtime=0)
+    return json.dumps(base64.b64encode(packed).decode("ascii"))
+
+
+def add_unpack_script(element: MacroElement) -> None:
+    """Put `UNPACK_JS` into the page of `element` (once, however many elements ask)."""
+    root = element.get_root()
+    assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
+    root.script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+
+
+def unpacked_json(text: str) -> Any:
+    """What the page's ``unpack`` gives for a `packed_json` text (for tests and tools)."""
+    value = json.loads(text)
+    if isinstance(value, str):
+        return json.loads(gzip.decompress(base64.b64decode(value)))
+    return value

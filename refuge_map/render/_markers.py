@@ -11,7 +11,7 @@ from folium.map import Layer
 from jinja2 import Template
 
 from refuge_map._cells import as_point
-from refuge_map.render._html import script_json
+from refuge_map.render._html import add_unpack_script, packed_json, script_json
 from refuge_map.render.assets import CLUSTER_CSS, CLUSTER_JS, folium_links
 
 #: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
@@ -35,7 +35,8 @@ class MarkerLayer(JSCSSMixin, Layer):
 
     A folium `CircleMarker` per event writes a dozen lines of script each; this writes one
     array and one loop, and every distinct piece of text once (a popup is its pieces joined,
-    see `popup_parts`), so that thousands of events stay light.
+    see `popup_parts`), gzipped when large (`packed_json`), so that thousands of events stay
+    light.
 
     Parameters
     ----------
@@ -54,8 +55,7 @@ class MarkerLayer(JSCSSMixin, Layer):
     _template = Template(
         """
         {% macro script(this, kwargs) %}
-        var {{ this.get_name() }} = (function (texts, markers, color) {
-            function text(i) { return texts[i]; }
+        var {{ this.get_name() }} = (function (data, color) {
             var group = L.markerClusterGroup({
                 showCoverageOnHover: false,
                 disableClusteringAtZoom: {{ this.unclustered_zoom }},
@@ -69,19 +69,28 @@ class MarkerLayer(JSCSSMixin, Layer):
                     });
                 }
             });
-            group.addLayers(markers.map(function (m) {
-                return L.circleMarker([m[0], m[1]], {{ this.style }})
-                    .bindPopup(m[2].map(text).join(""), {maxWidth: 380})
-                    .bindTooltip(texts[m[3]]);
-            }));
+            refugeUnpack(data).then(function (packed) {
+                var texts = packed.texts;
+                group.addLayers(packed.markers.map(function (m) {
+                    return L.circleMarker([m[0], m[1]], {{ this.style }})
+                        .bindPopup(m[2].map(function (i) { return texts[i]; }).join(""),
+                                   {maxWidth: 380})
+                        .bindTooltip(texts[m[3]]);
+                }));
+            });
             return group;
-        })({{ this.texts }}, {{ this.markers }}, {{ this.color }});
+        })({{ this.data }}, {{ this.color }});
         {% endmacro %}
         """
     )
 
     default_js = folium_links(CLUSTER_JS)
     default_css = folium_links(CLUSTER_CSS)
+
+    def render(self, **kwargs: Any) -> str:
+        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
+        add_unpack_script(self)
+        return super().render(**kwargs)
 
     def __init__(
         self,
@@ -102,8 +111,7 @@ class MarkerLayer(JSCSSMixin, Layer):
         rows = [
             [lat, lon, [index(t) for t in popup], index(tip)] for lat, lon, popup, tip in markers
         ]
-        self.texts = script_json(list(texts))
-        self.markers = script_json(rows)
+        self.data = packed_json({"texts": list(texts), "markers": rows})
         self.style = script_json(style)
         self.color = script_json(cluster_color)
         self.style_class = str(style.get("className", "refuge-marker")).split()[-1]

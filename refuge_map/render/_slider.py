@@ -13,11 +13,12 @@ from folium.map import Layer
 from jinja2 import Template
 from numpy.typing import NDArray
 
-from refuge_map.render._html import script_json
+from refuge_map.render._html import add_unpack_script, packed_json, script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
-#: cuts every feature before time 0, so it counts from the killing, not the nominal dates.
+#: cuts every feature before time 0. Its clock is the time since the killing (the files'
+#: ``since_killing_s``), never the simulation's nominal dates.
 BASE_MS = 86_400_000
 
 
@@ -46,7 +47,8 @@ class TimeSlider(JSCSSMixin, Layer):
     changes of each step from the step before (a steady walk along a road repeats its step),
     times in the run's time unit as the differences from the time before, both written in the
     Encoded Polyline Algorithm Format (`encode_deltas`); every distinct popup piece once
-    (`refuge_map.render._html.popup_parts`).
+    (`refuge_map.render._html.popup_parts`); the whole gzipped when large
+    (`refuge_map.render._html.packed_json`), unpacked by the browser when the page opens.
 
     Parameters
     ----------
@@ -79,7 +81,7 @@ class TimeSlider(JSCSSMixin, Layer):
                     " min after the killing";
             }
         }))({{ this.control_options|tojson }}));
-        var {{ this.get_name() }} = (function (map, packed, styles, followed) {
+        var {{ this.get_name() }} = (function (map, data, styles, followed) {
             function decode(text) {  /* the Encoded Polyline Algorithm Format, summed */
                 var out = [], value = 0, i = 0;
                 while (i < text.length) {
@@ -94,26 +96,29 @@ class TimeSlider(JSCSSMixin, Layer):
                 }
                 return out;
             }
-            var data = {type: "FeatureCollection", features: packed.tracks.map(function (t) {
-                var steps = decode(t[4]), ticks = decode(t[5]), coordinates = [];
-                var lat = 0, lon = 0;
-                for (var k = 0; k < steps.length; k += 2) {  /* steps to positions */
-                    lat += steps[k];
-                    lon += steps[k + 1];
-                    coordinates.push([lon / 1e5, lat / 1e5]);
-                }
-                return {type: "Feature", geometry: {type: "LineString", coordinates: coordinates},
-                        properties: {
-                            incident: t[0], role: packed.roles[t[1]],
-                            popup: t[2].map(function (i) { return packed.texts[i]; }).join(""),
-                            tooltip: packed.texts[t[3]],
-                            times: ticks.map(function (n) {
-                                return {{ this.base_ms }} + n * packed.unit_ms;
-                            })
-                        }
-                };
-            })
-            };
+            function features(packed) {
+                return packed.tracks.map(function (t) {
+                    var steps = decode(t[4]), ticks = decode(t[5]), coordinates = [];
+                    var lat = 0, lon = 0;
+                    for (var k = 0; k < steps.length; k += 2) {  /* steps to positions */
+                        lat += steps[k];
+                        lon += steps[k + 1];
+                        coordinates.push([lon / 1e5, lat / 1e5]);
+                    }
+                    return {type: "Feature",
+                            geometry: {type: "LineString", coordinates: coordinates},
+                            properties: {
+                                incident: t[0], role: packed.roles[t[1]],
+                                popup: t[2].map(function (i) { return packed.texts[i]; }).join(""),
+                                tooltip: packed.texts[t[3]],
+                                times: ticks.map(function (n) {
+                                    return {{ this.base_ms }} + n * packed.unit_ms;
+                                })
+                            }
+                    };
+                });
+            }
+            var all = [];
             var tracks = L.geoJson(null, {
                 pointToLayer: function (feature, latlng) {
                     return L.circleMarker(latlng, styles[feature.properties.role].head);
@@ -129,20 +134,30 @@ class TimeSlider(JSCSSMixin, Layer):
             });
             function follow(choice) {
                 tracks.clearLayers();
-                tracks.addData(data.features.filter(function (f) {
+                tracks.addData(all.filter(function (f) {
                     var incident = f.properties.incident;
                     return choice === "all" ||
                         (choice === "" ? followed.indexOf(incident) >= 0 : incident === +choice);
                 }));
             }
-            follow("");
             var layer = L.timeDimension.layer.geoJson(
                 tracks, {updateTimeDimension: false, addlastPoint: true});
             var picker = L.control({position: "bottomleft"});
             picker.onAdd = function () {
                 var box = L.DomUtil.create("div", "leaflet-bar refuge-follow");
+                box.innerHTML = "<label>Follow <select></select></label>";
+                L.DomEvent.disableClickPropagation(box);
+                box.querySelector("select").addEventListener("change", function (e) {
+                    follow(e.target.value);
+                    layer._update();
+                });
+                return box;
+            };
+            picker.addTo(map);
+            refugeUnpack(data).then(function (packed) {
+                all = features(packed);
                 var incidents = [];
-                data.features.forEach(function (f) {
+                all.forEach(function (f) {
                     if (incidents.indexOf(f.properties.incident) < 0) {
                         incidents.push(f.properties.incident);
                     }
@@ -153,15 +168,10 @@ class TimeSlider(JSCSSMixin, Layer):
                 incidents.sort(function (a, b) { return a - b; }).forEach(function (i) {
                     options += '<option value="' + i + '">incident ' + i + '</option>';
                 });
-                box.innerHTML = '<label>Follow <select>' + options + '</select></label>';
-                L.DomEvent.disableClickPropagation(box);
-                box.querySelector("select").addEventListener("change", function (e) {
-                    follow(e.target.value);
-                    layer._update();
-                });
-                return box;
-            };
-            picker.addTo(map);
+                picker.getContainer().querySelector("select").innerHTML = options;
+                follow("");
+                layer._update();
+            });
             return layer;
         })({{ this._parent.get_name() }}, {{ this.packed }}, {{ this.styles }},
            {{ this.followed }});
@@ -170,6 +180,11 @@ class TimeSlider(JSCSSMixin, Layer):
     )
     default_js = folium_links(SLIDER_JS)
     default_css = folium_links(SLIDER_CSS)
+
+    def render(self, **kwargs: Any) -> str:
+        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
+        add_unpack_script(self)
+        return super().render(**kwargs)
 
     def __init__(
         self,
@@ -182,7 +197,7 @@ class TimeSlider(JSCSSMixin, Layer):
     ) -> None:
         super().__init__(name=name, overlay=True, control=True, show=True)
         self._name = "TimeSlider"
-        self.packed = script_json(_pack(tracks))
+        self.packed = packed_json(_pack(tracks))
         self.styles = script_json(styles)
         self.followed = script_json(followed)
         self.times = sorted({int(t) for track in tracks for t in track.times_ms})
@@ -198,12 +213,10 @@ class TimeSlider(JSCSSMixin, Layer):
         }
 
 
-def slider_times(
-    times: pd.Series[pd.Timestamp], *, origin: NDArray[np.datetime64] | pd.Timestamp
-) -> list[int]:
-    """Times as the slider counts them: milliseconds after `origin` (each row's killing),
-    plus one day."""
-    return (BASE_MS + (times - origin) // pd.Timedelta(milliseconds=1)).astype(int).tolist()
+def slider_times(since_killing_s: pd.Series, *, origin_s: NDArray[np.float64] | float) -> list[int]:
+    """Times as the slider counts them: milliseconds after `origin_s` (each row's incident's
+    first row, seconds since the killing: the killing itself to within a step), plus one day."""
+    return (BASE_MS + np.rint((since_killing_s - origin_s) * 1000.0)).astype(np.int64).tolist()
 
 
 def _pack(tracks: Sequence[Track]) -> dict[str, Any]:

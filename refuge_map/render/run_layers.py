@@ -91,8 +91,9 @@ class RunFiles:
         ]
 
     def killings(self) -> pd.Series:
-        """Per incident, the time of the killing: its first row of the flight."""
-        return self.flight.groupby("incident")["t"].min()
+        """Per incident, when its first row of the flight is, in seconds since the killing
+        (0, or less than a step when the killing fell between steps): the slider's zero."""
+        return self.flight.groupby("incident")["since_killing_s"].min()
 
     @property
     def run_id(self) -> str:
@@ -201,7 +202,7 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, s
     TimeSlider(
         list(_track_features(shown, escorted=_escorted(run.flight), killed_at=killed_at)),
         styles={role: _role_style(role) for role in roles},
-        period=_iso_duration(max(_step_seconds(run.flight["t"]), DISPLAY_EVERY_S)),
+        period=_iso_duration(max(_step_seconds(run.flight), DISPLAY_EVERY_S)),
         name="Flight and pursuit (time slider)",
         followed=[int(i) for i in incidents[:FOLLOWED_INCIDENTS]],
     ).add_to(fmap)
@@ -209,7 +210,7 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, s
         ("line", role_color(role), f"track of the {role}") for role in roles
     ]
     for category, events in run.event_groups():
-        _event_layer(category, events, killed_at).add_to(fmap)
+        _event_layer(category, events).add_to(fmap)
         label = f"{category_label(category)} ({len(events):,})"
         entries.append(("dot", category_color(category), label))
     trees = run.summary.get("trees") or []
@@ -222,8 +223,10 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, s
 def _display_rows(tracks: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """The rows the slider shows: each agent's first row in every `DISPLAY_EVERY_S`, and his
     last. Escorts walk with their manslayer (Mishnah Makkot 2:5): his track is theirs."""
-    tracks = tracks[tracks["role"] != "escort"].sort_values(["agent_id", "t"], kind="stable")
-    window = (tracks["t"] - tracks["t"].min()) // pd.Timedelta(seconds=DISPLAY_EVERY_S)
+    tracks = tracks[tracks["role"] != "escort"].sort_values(
+        ["agent_id", "since_killing_s"], kind="stable"
+    )
+    window = tracks["since_killing_s"] // DISPLAY_EVERY_S
     first = ~pd.DataFrame({"agent": tracks["agent_id"], "window": window}).duplicated()
     last = ~tracks["agent_id"].duplicated(keep="last")
     return tracks[first | last]
@@ -259,18 +262,17 @@ def _track_features(
     cuts = np.flatnonzero(np.diff(codes)) + 1
     coords = np.split(shapely.get_coordinates(tracks.geometry.to_numpy()), cuts)
     origin = killed_at.reindex(tracks["incident"]).to_numpy()
-    times = np.split(np.asarray(slider_times(tracks["t"], origin=origin)), cuts)
+    times = np.split(np.asarray(slider_times(tracks["since_killing_s"], origin_s=origin)), cuts)
     agent_rows = _agents(tracks).loc[agents].itertuples()
     for agent, xy, ms in zip(agent_rows, coords, times, strict=True):
         incident = as_int(agent.incident)
         escorts = agent.role == "fugitive" and incident in escorted
-        killing = killed_at[incident]
         popup = popup_parts(
             f"{agent.role} {agent.Index}",
             [
                 ("incident", agent.incident),
-                ("sets out", since_killing(agent.start - killing)),
-                ("end of flight", since_killing(agent.end - killing)),
+                ("sets out", since_killing(as_float(agent.start))),
+                ("end of flight", since_killing(as_float(agent.end))),
                 ("reached", agent.reached),
                 ("captured", "yes" if agent.captured else "no"),
                 ("escorts", "two disciples of the Sages walk with him" if escorts else None),
@@ -296,8 +298,8 @@ def _agents(tracks: pd.DataFrame) -> pd.DataFrame:
         .agg(
             role=("role", "first"),
             incident=("incident", "first"),
-            start=("t", "min"),
-            end=("t", "max"),
+            start=("since_killing_s", "min"),
+            end=("since_killing_s", "max"),
             reached=("reached", "last"),
             captured=("captured", "any"),
         )
@@ -305,7 +307,7 @@ def _agents(tracks: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _event_layer(category: str, events: pd.DataFrame, killed_at: pd.Series) -> MarkerLayer:
+def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
     """The events of a category as markers, gathered into clusters that give their count,
     whose popups say what happened, when (since the killing), and cite the rule."""
     markers = [
@@ -315,7 +317,7 @@ def _event_layer(category: str, events: pd.DataFrame, killed_at: pd.Series) -> M
             popup_parts(
                 str(event.kind).replace("_", " "),
                 [
-                    ("time", _event_time(event, killed_at)),
+                    ("time", _event_time(event)),
                     ("incident", event.incident),
                     ("agent", event.agent_id),
                     ("city", event.city),
@@ -325,7 +327,7 @@ def _event_layer(category: str, events: pd.DataFrame, killed_at: pd.Series) -> M
             ),
             esc(str(event.kind).replace("_", " ")),
         )
-        for event in events.sort_values("t").itertuples(index=False)
+        for event in events.sort_values("elapsed_s", kind="stable").itertuples(index=False)
     ]
     style = {
         "radius": 5,
@@ -344,10 +346,11 @@ def _event_layer(category: str, events: pd.DataFrame, killed_at: pd.Series) -> M
     )
 
 
-def _event_time(event: Any, killed_at: pd.Series) -> str:
-    """When an event happened, counted from its incident's killing."""
-    killing = killed_at.get(event.incident)
-    return str(event.t) if killing is None else since_killing(event.t - killing)
+def _event_time(event: Any) -> str:
+    """When an event happened, counted from its incident's killing (a priest's events, of no
+    incident, from the run's start: the killings', when they fall at once)."""
+    since = event.since_killing_s
+    return since_killing(as_float(event.elapsed_s if pd.isna(since) else since))
 
 
 def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:
@@ -381,10 +384,12 @@ def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:
     return layer
 
 
-def _step_seconds(times: pd.Series) -> int:
-    """The run's time step: the smallest gap between distinct times (1 h if only one)."""
-    gaps = pd.Series(sorted(times.unique())).diff().dropna()
-    return max(1, int(gaps.min().total_seconds())) if len(gaps) else 3600
+def _step_seconds(tracks: pd.DataFrame) -> int:
+    """The run's time step: the smallest gap between an agent's rows (1 h if none)."""
+    ordered = tracks.sort_values(["agent_id", "since_killing_s"], kind="stable")
+    gaps = ordered.groupby("agent_id", sort=False)["since_killing_s"].diff()
+    gaps = gaps[gaps > 0]
+    return max(1, round(float(gaps.min()))) if len(gaps) else 3600
 
 
 def _iso_duration(seconds: int) -> str:

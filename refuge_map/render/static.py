@@ -201,7 +201,7 @@ def _draw_cities(ax: Axes, network: RefugeNetwork) -> None:
 
 def _draw_run(ax: Axes, run: RunFiles, network: RefugeNetwork) -> None:
     """The flight's tracks, light and coloured by role, and the events by category (thinned)."""
-    points = run.flight.to_crs(network.crs).sort_values(["agent_id", "t"])
+    points = run.flight.to_crs(network.crs).sort_values(["agent_id", "since_killing_s"])
     for role, tracks in points.groupby("role", sort=True):
         if role == "escort":  # he walks with his manslayer: the same track
             continue

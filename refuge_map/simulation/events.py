@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
+from pandas.api.types import union_categoricals
 
 #: Event kinds of Simulation I (the flight), each with its rule and citation.
 EVENT_KINDS: dict[str, tuple[str, str]] = {
@@ -220,6 +221,8 @@ KILLINGS = frozenset({"capture", "killed_on_trial_road", "killed_outside_boundar
 EVENT_FIELDS = ("incident", "role", "kind", "t_s", "step", "x", "y", "city", "rule", "citation")
 _LOG_FIELDS = (*EVENT_FIELDS, "inside", "captured")
 _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
+#: The text fields of events, categorical in `EventLog.frame` (a few distinct texts each).
+TEXT_FIELDS = ("role", "kind", "city", "rule", "citation")
 
 
 @dataclass
@@ -305,21 +308,28 @@ class EventLog:
 
     def frame(self) -> pd.DataFrame:
         """All events (`EVENT_FIELDS`, ``inside``, ``captured``), ordered by time, incident and
-        step."""
-        events = pd.DataFrame(_join(self.events, _LOG_FIELDS))
-        return events.sort_values(["t_s", "incident", "step"], kind="stable").reset_index(drop=True)
+        step; the text fields (`TEXT_FIELDS`) categorical."""
+        events = pd.DataFrame(_join(self.events, _LOG_FIELDS, text=TEXT_FIELDS))
+        order = np.lexsort((events["step"], events["incident"], events["t_s"]))
+        return events.take(order).reset_index(drop=True)
 
     def track_arrays(self) -> dict[str, NDArray[Any]]:
         """All trajectory rows as arrays (`city` is a city index, -1 outside asylum)."""
         return _join(self.rows, _ROW_FIELDS)
 
 
-def _join(parts: list[dict[str, Any]], fields: tuple[str, ...]) -> dict[str, NDArray[Any]]:
-    """The parts' fields end to end; each part's length is that of its first field (an array)."""
+def _join(
+    parts: list[dict[str, Any]], fields: tuple[str, ...], *, text: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """The parts' fields end to end; each part's length is that of its first field (an array).
+    The `text` fields are categorical (`_text_column`)."""
     if not parts:
-        return {k: np.empty(0) for k in fields}
+        return {k: _text_column([], []) if k in text else np.empty(0) for k in fields}
     sizes = [len(part[fields[0]]) for part in parts]
-    return {k: _column([part[k] for part in parts], sizes) for k in fields}
+    return {
+        k: (_text_column if k in text else _column)([part[k] for part in parts], sizes)
+        for k in fields
+    }
 
 
 def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
@@ -333,3 +343,29 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
             for v, n in zip(values, sizes, strict=True)
         ]
     )
+
+
+def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
+    """One text field of all parts as a categorical (its distinct texts sorted, each once),
+    without a string per row: a scalar is one category for its whole part."""
+    is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
+    arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
+    joined = np.concatenate(arrays) if arrays else np.array([], dtype=str)
+    scalars = np.array([str(v) for v in values if not isinstance(v, np.ndarray)], dtype=str)
+    categories = np.unique(np.concatenate([np.unique(joined), scalars]))
+    part_code = np.full(len(values), -1, dtype=np.intp)
+    part_code[~is_array] = np.searchsorted(categories, scalars)
+    codes = np.repeat(part_code, sizes)
+    codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, joined)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
+
+
+def concat_events(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Event frames end to end (index renumbered), their categorical columns on the union of
+    their categories (sorted) rather than falling back to strings per row."""
+    columns = list(frames[0].columns)
+    text = [c for c in columns if isinstance(frames[0][c].dtype, pd.CategoricalDtype)]
+    joined = pd.concat([f.drop(columns=text) for f in frames], ignore_index=True)
+    for name in text:
+        joined[name] = union_categoricals([f[name] for f in frames], sort_categories=True)
+    return joined[columns]

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
 import geopandas as gpd
+import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import shapely
 
+from geo import WGS84
 from refuge_map._atomic import atomic_dir
 from refuge_map.io import pinned_gpkg_date
 from refuge_map.simulation.run import Run
@@ -55,8 +61,8 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
     """
     target = Path(out_dir)
     with atomic_dir(target) as tmp:
-        run.events.to_parquet(tmp / "events.parquet", index=False)
-        run.trajectories.to_parquet(tmp / "trajectories.parquet", index=False)
+        write_parquet(run.events, tmp / "events.parquet")
+        write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
         with pinned_gpkg_date():
             run.lines().to_file(
                 tmp / "trajectories.gpkg", layer="lines", driver="GPKG", engine="pyogrio"
@@ -70,6 +76,80 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         for name in extra:
             getattr(run, name.removesuffix(".parquet")).to_parquet(tmp / name, index=False)
     return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def write_parquet(
+    frame: pd.DataFrame, path: Path, *, points: tuple[str, str] | None = None
+) -> None:
+    """Write `frame` as ``frame.to_parquet(path, index=False)`` would with its categorical
+    columns as text, the same file byte for byte, built column by column: no text or geometry
+    object per row.
+
+    With `points` (the names of its WGS84 longitude and latitude columns), the file is the
+    GeoParquet that geopandas writes for the frame without them and their Points in a
+    ``geometry`` column (WKB, EPSG:4326).
+    """
+    columns = frame.drop(columns=list(points or ()))
+    text = _categorical(columns)
+    schema = _schema(columns, text, None if points is None else frame[list(points)])
+    arrays = [_text_array(columns[name]) if name in text else None for name in columns.columns]
+    plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
+    arrays = [
+        plain.column(name).combine_chunks() if array is None else array
+        for name, array in zip(columns.columns, arrays, strict=True)
+    ]
+    if points is not None:
+        arrays.append(_wkb_points(frame[points[0]].to_numpy(), frame[points[1]].to_numpy()))
+    pq.write_table(pa.Table.from_arrays(arrays, schema=schema), path, compression="snappy")
+
+
+def _categorical(frame: pd.DataFrame) -> list[str]:
+    return [name for name in frame.columns if isinstance(frame[name].dtype, pd.CategoricalDtype)]
+
+
+def _schema(columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None) -> pa.Schema:
+    """The schema (and its pandas and geo metadata) pandas, or geopandas with `lonlat`, gives
+    the file of `columns`: read from the file they write for a stub of two rows (the corners of
+    the points' bounds, for the GeoParquet ``bbox``) with the `text` columns as strings."""
+    rows = [0, 0] if len(columns) else []
+    stub = pd.DataFrame(
+        {
+            name: pd.Series([str(columns[name].iloc[k]) for k in rows], dtype="str")
+            if name in text
+            else columns[name].iloc[rows].reset_index(drop=True)
+            for name in columns.columns
+        }
+    )
+    buffer = io.BytesIO()
+    if lonlat is None:
+        stub.to_parquet(buffer, index=False)
+    else:
+        lon, lat = (lonlat.iloc[:, k].to_numpy() for k in (0, 1))
+        corners = ([lon.min(), lon.max()], [lat.min(), lat.max()]) if len(lon) else ([], [])
+        gpd.GeoDataFrame(stub, geometry=shapely.points(*corners), crs=WGS84).to_parquet(
+            buffer, index=False
+        )
+    return pq.read_schema(pa.BufferReader(buffer.getvalue()))
+
+
+def _text_array(column: pd.Series) -> pa.Array:
+    """A categorical column as the text pandas writes for its strings (``large_string``)."""
+    categories = pa.Array.from_pandas(column.cat.categories).cast(pa.large_string())
+    return categories.take(pa.array(column.cat.codes.to_numpy()))
+
+
+#: A 2D Point in ISO WKB: byte order (1: little endian), geometry type (1: Point), x, y.
+_WKB_POINT = np.dtype([("order", "u1"), ("type", "<u4"), ("x", "<f8"), ("y", "<f8")])
+
+
+def _wkb_points(x: np.ndarray, y: np.ndarray) -> pa.Array:
+    """Points as the WKB array geopandas writes (``shapely.to_wkb``), built by numpy."""
+    records = np.empty(len(x), dtype=_WKB_POINT)
+    records["order"], records["type"], records["x"], records["y"] = 1, 1, x, y
+    offsets = np.arange(len(x) + 1, dtype=np.int32) * _WKB_POINT.itemsize
+    return pa.Array.from_buffers(
+        pa.binary(), len(x), [None, pa.py_buffer(offsets), pa.py_buffer(records.tobytes())]
+    )
 
 
 def read_run(out_dir: str | Path) -> Run:
@@ -98,7 +178,7 @@ def read_run(out_dir: str | Path) -> Run:
         seed=int(summary["seed"]),
         run_id=str(summary["run_id"]),
         events=pd.read_parquet(folder / "events.parquet"),
-        trajectories=gpd.read_parquet(folder / "trajectories.parquet"),
+        tracks=read_tracks(folder / "trajectories.parquet"),
         summary=summary,
         opinions=summary["opinions"],
         **{
@@ -107,3 +187,19 @@ def read_run(out_dir: str | Path) -> Run:
             if (folder / name).exists()
         },
     )
+
+
+def read_tracks(path: Path) -> pd.DataFrame:
+    """The rows of a ``trajectories.parquet`` as `Run.tracks` holds them: its columns, then the
+    points' ``lon`` and ``lat`` (read from the WKB without a geometry object per row)."""
+    table = pq.read_table(path)
+    frame = table.drop_columns(["geometry"]).to_pandas()
+    wkb = table.column("geometry").combine_chunks()
+    offsets = np.frombuffer(wkb.buffers()[1], dtype=np.int32, count=len(wkb) + 1, offset=0)
+    if np.array_equal(np.diff(offsets), np.full(len(wkb), _WKB_POINT.itemsize)):
+        start = int(offsets[0]) if len(wkb) else 0
+        records = np.frombuffer(wkb.buffers()[2], _WKB_POINT, count=len(wkb), offset=start)
+        lon, lat = records["x"].copy(), records["y"].copy()
+    else:  # not all 2D points in ISO WKB (written by another tool): let shapely read them
+        lon, lat = shapely.get_coordinates(shapely.from_wkb(wkb.to_numpy(False))).T
+    return frame.assign(lon=lon, lat=lat)

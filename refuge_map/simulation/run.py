@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
@@ -14,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from geo import WGS84, to_lonlat
 from refuge_map.opinions import DISPUTES
-from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES, OUTCOME_EVENTS
+from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES, OUTCOME_EVENTS, concat_events
 from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.provenance import parameters
 from refuge_map.simulation.scenario import Scenario
@@ -72,10 +73,14 @@ class Run:
         ``start`` plus ``elapsed_s``, kept for the clock of MovingPandas), ``since_killing_s``
         (the time since his killing: the clock a reader should use; NaN for a priest),
         ``lon``/``lat`` in WGS84 degrees, ``city`` ("" if none), ``rule`` and ``citation``.
-        Kinds: `refuge_map.simulation.events.EVENT_KINDS` and ``EXILE_KINDS``.
-    trajectories
-        One row per (agent, time) (`TRACK_COLUMNS`), Point geometry in EPSG:4326;
-        ``agent_id`` like ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
+        Kinds: `refuge_map.simulation.events.EVENT_KINDS` and ``EXILE_KINDS``. The text
+        columns (``run_id``, ``agent_id``, `refuge_map.simulation.events.TEXT_FIELDS`) are
+        categorical; the files hold them as text.
+    tracks
+        One row per (agent, time) (`TRACK_COLUMNS`, then WGS84 ``lon`` and ``lat`` in degrees),
+        as columns: the text columns categorical, no geometry object per point (`trajectories`
+        is the same rows as a GeoDataFrame, built when asked for); ``agent_id`` like
+        ``i0003-fugitive``, ``i0003-avenger``, ``i0003-escort1``.
     summary
         JSON-ready: outcomes, time to asylum, distance run, overall and by city; ``parameters``
         (`refuge_map.simulation.provenance.parameters`: every number with its provenance); ``trees``
@@ -97,7 +102,7 @@ class Run:
     seed: int
     run_id: str
     events: pd.DataFrame
-    trajectories: gpd.GeoDataFrame
+    tracks: pd.DataFrame
     summary: dict[str, Any]
     opinions: dict[str, Any]
     manslayers: pd.DataFrame | None = None
@@ -106,11 +111,20 @@ class Run:
     residence: pd.DataFrame | None = None
     replications: pd.DataFrame | None = None
 
+    @cached_property
+    def trajectories(self) -> gpd.GeoDataFrame:
+        """`tracks` as a GeoDataFrame (`TRACK_COLUMNS`, text as strings, Point geometry in
+        EPSG:4326): one shapely Point per row, so built only when asked for."""
+        frame = pd.DataFrame({name: _plain(self.tracks[name]) for name in TRACK_COLUMNS})
+        points = shapely.points(self.tracks["lon"].to_numpy(), self.tracks["lat"].to_numpy())
+        return gpd.GeoDataFrame(frame, geometry=points, crs=WGS84)
+
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
-        tracks = self.trajectories.sort_values(["agent_id", "step"], kind="stable")
-        codes, agents = pd.factorize(tracks["agent_id"], sort=True)
-        coords = shapely.get_coordinates(tracks.geometry.to_numpy())
+        codes, agents = _text_codes(self.tracks["agent_id"])
+        order = np.lexsort((self.tracks["step"].to_numpy(), codes))
+        tracks, codes = self.tracks.take(order), codes[order]
+        coords = np.column_stack([tracks["lon"].to_numpy(), tracks["lat"].to_numpy()])
         geometry = shapely.linestrings(coords, indices=codes)
         first = tracks.groupby(codes).agg(
             incident=("incident", "first"),
@@ -120,10 +134,30 @@ class Run:
             captured=("captured", "max"),
             in_asylum=("in_asylum", "last"),
         )
-        frame = pd.DataFrame(
-            {"run_id": self.run_id, "seed": self.seed, "agent_id": np.asarray(agents)}
-        ).join(first.reset_index(drop=True))
+        frame = pd.DataFrame({"run_id": self.run_id, "seed": self.seed, "agent_id": agents}).join(
+            first.reset_index(drop=True).assign(role=lambda f: _plain(f["role"]))
+        )
         return gpd.GeoDataFrame(frame, geometry=geometry, crs=WGS84)
+
+
+def _text_codes(column: pd.Series) -> tuple[NDArray[np.intp], NDArray[np.str_]]:
+    """The distinct texts of a column in text order, and each row's index among them (as
+    ``pd.factorize(column, sort=True)``; a categorical's codes where its categories are in text
+    order already)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        categories = column.cat.categories
+        if categories.is_monotonic_increasing:
+            present, codes = np.unique(column.cat.codes.to_numpy(), return_inverse=True)
+            return codes, categories.to_numpy(dtype=str)[present]
+    codes, texts = pd.factorize(_plain(column), sort=True)
+    return codes, np.asarray(texts, dtype=str)
+
+
+def _plain(column: pd.Series) -> pd.Series | NDArray[Any]:
+    """A categorical column as plain strings (as its file holds it); others as they are."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        return column.astype("str")
+    return column
 
 
 #: Agents of an incident: (role, agent id suffix), by agent code.
@@ -135,11 +169,23 @@ AGENTS = (
 )
 
 
-def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> NDArray[np.str_]:
-    """``i{incident:04d}-{suffix}`` for each row (wider numbers for 10,000 incidents or more)."""
+def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> pd.Categorical:
+    """``i{incident:04d}-{suffix}`` for each row (wider numbers for 10,000 incidents or more),
+    categorical: each agent's id written once, the categories in the ids' text order."""
     width = max(4, len(str(n - 1)))
-    table = np.array([f"i{i:0{width}d}-{suffix}" for i in range(n) for _, suffix in AGENTS])
-    return table[incident * len(AGENTS) + code]
+    by_name = np.argsort([suffix for _, suffix in AGENTS]).argsort()  # suffix -> text rank
+    key = np.asarray(incident, dtype=np.int64) * len(AGENTS) + by_name[code]
+    keys, codes = np.unique(key, return_inverse=True)
+    suffixes = sorted(suffix for _, suffix in AGENTS)
+    names = [f"i{k // len(AGENTS):0{width}d}-{suffixes[k % len(AGENTS)]}" for k in keys.tolist()]
+    return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype="str"))
+
+
+def _one_text(value: str, n: int) -> pd.Categorical:
+    """`value` for each of `n` rows, categorical."""
+    return pd.Categorical.from_codes(
+        np.zeros(n, np.int8), categories=pd.Index([value], dtype="str")
+    )
 
 
 def opinions_of(scenario: Scenario, flight: Flight) -> dict[str, Any]:
@@ -246,7 +292,10 @@ def outcome_rules(outcome: pd.Series, events: pd.DataFrame) -> pd.DataFrame:
     """The ``rule`` and ``citation`` of each manslayer's outcome: those of the last event of his
     incident whose kind ends that way (`OUTCOME_EVENTS`), as the events table wrote them."""
     kind = outcome.map(OUTCOME_EVENTS)
-    ends = events[events["incident"] >= 0].drop_duplicates(["incident", "kind"], keep="last")
+    ends = events.loc[events["incident"] >= 0, ["incident", "kind", "rule", "citation"]]
+    ends = ends.drop_duplicates(["incident", "kind"], keep="last").astype(
+        {"kind": "str", "rule": "str", "citation": "str"}
+    )
     ends = ends.set_index(["incident", "kind"])[["rule", "citation"]]
     keys = pd.MultiIndex.from_arrays([outcome.index, kind.fillna("")])
     found = ends.reindex(keys).fillna("")
@@ -265,46 +314,55 @@ def _events(
 ) -> pd.DataFrame:
     raw = flight.events
     if life is not None:  # one clock: the exile's events after the flight's
-        raw = pd.concat([raw, life.events], ignore_index=True)
-        raw = raw.sort_values(["t_s", "incident"], kind="stable").reset_index(drop=True)
+        raw = concat_events([raw, life.events])
+        order = np.lexsort((raw["incident"].to_numpy(), raw["t_s"].to_numpy()))
+        raw = raw.take(order).reset_index(drop=True)
     lon, lat = to_lonlat(raw["x"].to_numpy(float), raw["y"].to_numpy(float))
     incident = raw["incident"].to_numpy(np.int64)
+    t_s = raw["t_s"].to_numpy(float)
     events = pd.DataFrame(
         {
-            "run_id": run_id,
+            "run_id": _one_text(run_id, len(raw)),
             "seed": seed,
             "incident": incident,
-            "agent_id": np.where(  # a priest (Simulation II) is of no incident: incident -1
-                incident < 0,
-                raw["role"].to_numpy(str),
-                agent_ids(
-                    np.maximum(incident, 0),
-                    np.where(raw["role"] == "fugitive", 0, 1),
-                    flight.world.n,
-                ),
-            ),
-            "role": raw["role"].astype(str),
-            "kind": raw["kind"].astype(str),
-            "t": _clock(scenario, raw["t_s"].to_numpy(float)),
-            "elapsed_s": raw["t_s"].to_numpy(float),
+            "agent_id": _event_agents(raw, flight.world.n),
+            "role": raw["role"],
+            "kind": raw["kind"],
+            "t": _clock(scenario, t_s),
+            "elapsed_s": t_s,
             "since_killing_s": np.where(
-                incident >= 0,
-                raw["t_s"].to_numpy(float) - flight.world.t0_s[np.maximum(incident, 0)],
-                np.nan,
+                incident >= 0, t_s - flight.world.t0_s[np.maximum(incident, 0)], np.nan
             ),
             "step": raw["step"].to_numpy(np.int64),
             "lon": lon,
             "lat": lat,
-            "city": raw["city"].astype(str),
-            "rule": raw["rule"].astype(str),
-            "citation": raw["citation"].astype(str),
+            "city": raw["city"],
+            "rule": raw["rule"],
+            "citation": raw["citation"],
         },
         columns=list(EVENT_COLUMNS),
     )
     return events
 
 
-def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> gpd.GeoDataFrame:
+def _event_agents(raw: pd.DataFrame, n: int) -> pd.Categorical:
+    """The agent of each event: ``i0003-fugitive`` or ``i0003-avenger``; a priest's role
+    (Simulation II: he is of no incident, incident -1)."""
+    incident = raw["incident"].to_numpy(np.int64)
+    ours = incident >= 0
+    code = np.where(raw["role"].to_numpy(str) == "fugitive", 0, 1)
+    ids = agent_ids(incident[ours], code[ours], n)
+    if ours.all():
+        return ids
+    priests = pd.Categorical(raw["role"].to_numpy(str)[~ours])
+    categories = pd.Index([*ids.categories, *priests.categories], dtype="str")
+    codes = np.empty(len(raw), dtype=np.int64)
+    codes[ours] = ids.codes
+    codes[~ours] = priests.codes.astype(np.int64) + len(ids.categories)
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
+def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.DataFrame:
     tracks = flight.tracks  # the flight only: the years in the city are in `Run.residence`
     codes = [np.asarray(tracks["role"], dtype=np.int64)]  # 0 fugitive, 1 avenger
     if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
@@ -321,24 +379,30 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
     city = tracks["city"][rows].astype(np.int64)
     lon, lat = to_lonlat(tracks["x"][rows], tracks["y"][rows])
     elapsed = step * flight.dt_s
-    frame = pd.DataFrame(
+    names, role_codes = np.unique([role for role, _ in AGENTS], return_inverse=True)
+    roles = pd.Categorical.from_codes(role_codes[code], categories=pd.Index(names, dtype="str"))
+    return pd.DataFrame(
         {
-            "run_id": run_id,
+            "run_id": _one_text(run_id, len(rows)),
             "seed": seed,
             "agent_id": agent_ids(incident, code, flight.world.n),
             "incident": incident,
-            "role": np.array([role for role, _ in AGENTS])[code],
+            "role": roles,
             "t": _clock(scenario, elapsed),
             "step": step,
             "elapsed_s": elapsed.astype(float),
             "since_killing_s": elapsed - flight.world.t0_s[incident],
             "in_asylum": city >= 0,
-            "city": flight.world.city_names(city),
+            "city": pd.Categorical.from_codes(
+                np.where(city >= 0, city, len(flight.world.city_ids)),
+                categories=pd.Index([*flight.world.city_ids, ""], dtype="str"),
+            ),
             "captured": tracks["captured"][rows].astype(bool),
+            "lon": lon,
+            "lat": lat,
         },
-        columns=list(TRACK_COLUMNS),
+        columns=[*TRACK_COLUMNS, "lon", "lat"],
     )
-    return gpd.GeoDataFrame(frame, geometry=shapely.points(lon, lat), crs=WGS84)
 
 
 def _stats(values: NDArray[np.float64], scale: float) -> dict[str, float] | None:
@@ -394,5 +458,5 @@ def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
     return {
         "overall": _block(columns),
         "by_city": by_city,
-        "events": {str(k): int(v) for k, v in events["kind"].value_counts().sort_index().items()},
+        "events": {str(k): int(v) for k, v in sorted(events["kind"].value_counts().items()) if v},
     }
