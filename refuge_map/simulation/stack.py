@@ -113,6 +113,9 @@ def split_flight(flight: Flight, worlds: Sequence[World]) -> list[Flight]:
     for r, (world, start) in enumerate(zip(worlds, starts, strict=True)):
         events = flight.events[event_run == r].reset_index(drop=True)
         events["incident"] = events["incident"].to_numpy() - start
+        for name in events.columns:  # a run's texts only, as its own flight has them
+            if isinstance(events[name].dtype, pd.CategoricalDtype):
+                events[name] = events[name].cat.remove_unused_categories()
         mine = None if track_run is None else track_run == r
         if mine is None or not mine.any():  # as a flight without rows gives them
             own = {name: np.empty(0) for name in tracks}
