@@ -147,7 +147,8 @@ EXILE_KINDS: dict[str, tuple[str, str]] = {
     ),
     "rent_paid": ("he pays rent to the Levites (R. Judah)", "Mishnah Makkot 2:8"),
     "teacher_exiled": (
-        "a student who is exiled, his teacher is exiled with him",
+        "a student who is exiled, his teacher is exiled with him, and a teacher's school goes "
+        "with the teacher (the school's size is not modelled)",
         "Makkot 10a; Rambam, Rotzeach 7:1",
     ),
     "exile_horizon": ("still in his city of refuge when the simulation ends", "Numbers 35:28"),
