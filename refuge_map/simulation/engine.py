@@ -259,8 +259,6 @@ _ROWS = (
     "waiting",
     "set_out",
     "gave_up",
-    "tree_rule",
-    "arrival_rule",
     "intends",
     "allowed",
 )
@@ -305,8 +303,10 @@ class _Pursuit:
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
-        # each city index's name, and "" at -1 (`World.city_names`, looked up once)
-        self.city_name = world.city_names(np.arange(len(world.city_ids) + 1))
+        # The texts of the place codes (`_event`'s `city`): each city index's name
+        # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
+        n_cities = len(world.city_ids)
+        self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
         runs = int(world.run.max(initial=0)) + 1
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
@@ -322,7 +322,8 @@ class _Pursuit:
         self.goal_xy = np.column_stack(self.graph.xy(self.goal_edge, self.goal_s))
         self.goal_xy[world.has_tree] = world.trunk[world.has_tree]
         self.target = np.where(world.has_tree, -1, target)  # the city his way leads to
-        self.heading = np.where(world.has_tree, "tree", heading)
+        # the place code (`place_name`) of the city he ran for, or of his tree
+        self.heading = np.where(world.has_tree, n_cities, target).astype(np.int16)
         self._avenger_goals(heading)
         # one who neither knows the way nor has the signposts (Makkot 10b) goes by `Ways`
         self.finds_way = world.finds_way | (self.target < 0)
@@ -349,9 +350,8 @@ class _Pursuit:
         flags = [np.zeros(n, dtype=bool) for _ in range(9)]
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
         (self.set_out, self.gave_up, self.f_across, self.a_across, self.saw) = flags[4:]
-        self.tree_rule = np.full(n, BOUGH_OPINIONS[world.network.options["bough_opinion"]])
-        # the arrival's rule: the bough rule for one in his tree (kept as he climbs)
-        self.arrival_rule = np.where(False, self.tree_rule, EVENT_KINDS["arrival"][0])
+        # the rule of an arrival in his tree (`in_tree`: he climbed it), the network's reading
+        self.tree_rule = BOUGH_OPINIONS[world.network.options["bough_opinion"]]
         # what `result` reads, for every incident (rows that leave are copied in first)
         self.outcome = {name: getattr(self, name).copy() for name in _OUTCOME_ROWS}
         self.outcome["heading"], self.outcome["run_m"] = self.heading, np.zeros(n)
@@ -417,13 +417,13 @@ class _Pursuit:
         t_s: Floats | float,
         step: int,
         xy: Floats,
-        city: NDArray[np.str_] | str = "",
+        city: Ints | str = "",
         rule: NDArray[np.str_] | None = None,
         cite: NDArray[np.str_] | None = None,
     ) -> None:
         """Log `kind` for the working rows where `mask` holds, at their positions in `xy` (and
-        their times, cities, rules and citations where those are arrays over the working
-        rows)."""
+        their times, place codes (`place_name`), rules and citations where those are arrays
+        over the working rows)."""
         idx = mask.nonzero()[0]
         if idx.size == 0:
             return
@@ -434,7 +434,7 @@ class _Pursuit:
             t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
             step,
             xy[idx],
-            city[idx] if isinstance(city, np.ndarray) else city,
+            self.place_name[city[idx]] if isinstance(city, np.ndarray) else city,
             None if rule is None else rule[idx],
             None if cite is None else cite[idx],
         )
@@ -528,7 +528,6 @@ class _Pursuit:
             climbs = reached & self.has_tree & ~self.in_tree
             if climbs.any():
                 self.in_tree |= climbs
-                self.arrival_rule[climbs] = self.tree_rule[climbs]
                 self.fxy[climbs] = self.trunk[climbs]
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
             ask |= in_flight & (climbs | (moved & (self.fug.run_m >= self.clear_until)))
@@ -542,9 +541,10 @@ class _Pursuit:
             rows = arrive.nonzero()[0]
             found = self.city[rows]
             levitical = self.city_kind[found] == LEVITICAL
-            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], self.arrival_rule[rows])
+            arrival_rule = np.where(self.in_tree[rows], self.tree_rule, EVENT_KINDS["arrival"][0])
+            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], arrival_rule)
             citation = np.where(levitical, LEVITICAL_ARRIVAL[1], EVENT_KINDS["arrival"][1])
-            city = self.city_name[found]
+            city = self.place_name[found]
             self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
@@ -643,11 +643,10 @@ class _Pursuit:
         if not turned.any():
             return turned
         idx = np.flatnonzero(turned)
-        names = self.city_name[self.city]
         why = np.full(len(arrive), "", dtype=object)
         cites = np.full(len(arrive), "", dtype=object)
         why[rows], cites[rows] = rule, citation
-        self._event("turned_away", turned, FUGITIVE, t, step, self.fxy, names, why, cites)
+        self._event("turned_away", turned, FUGITIVE, t, step, self.fxy, self.city, why, cites)
         self.allowed[idx, self.city[idx]] = False
         self.city[idx] = -1
         heading = nearest_city(self.world, self.fxy[idx], self.allowed[idx])
@@ -810,7 +809,7 @@ class _Pursuit:
             {
                 "outcome": np.where(out["captured"], CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
                 "city": self.world.city_names(np.where(out["captured"], -1, out["city"])),
-                "heading": out["heading"],
+                "heading": self.place_name[out["heading"]],
                 "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
                 "run_m": out["run_m"],
                 "deterred": out["deterred"],
