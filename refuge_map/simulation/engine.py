@@ -323,7 +323,7 @@ class _Pursuit:
         self.goal_xy[world.has_tree] = world.trunk[world.has_tree]
         self.target = np.where(world.has_tree, -1, target)  # the city his way leads to
         # the place code (`place_name`) of the city he ran for, or of his tree
-        self.heading = np.where(world.has_tree, n_cities, target).astype(np.int16)
+        self.heading = np.where(world.has_tree, n_cities, target)
         self._avenger_goals(heading)
         # one who neither knows the way nor has the signposts (Makkot 10b) goes by `Ways`
         self.finds_way = world.finds_way | (self.target < 0)
@@ -434,10 +434,15 @@ class _Pursuit:
             t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
             step,
             xy[idx],
-            self.place_name[city[idx]] if isinstance(city, np.ndarray) else city,
+            self._places(city[idx]) if isinstance(city, np.ndarray) else city,
             None if rule is None else rule[idx],
             None if cite is None else cite[idx],
         )
+
+    def _places(self, code: Ints) -> pd.Categorical:
+        """The texts of place codes (`place_name`), as codes into it (no string per row)."""
+        codes: Ints = np.where(code < 0, len(self.place_name) - 1, code)
+        return pd.Categorical.from_codes(codes, categories=pd.Index(self.place_name, dtype="str"))
 
     def _log(
         self,
@@ -447,7 +452,7 @@ class _Pursuit:
         t_s: Floats | float,
         step: int,
         xy: Floats,
-        city: NDArray[np.str_] | str = "",
+        city: NDArray[np.str_] | pd.Categorical | str = "",
         rule: NDArray[np.str_] | None = None,
         cite: NDArray[np.str_] | None = None,
     ) -> None:

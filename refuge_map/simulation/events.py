@@ -256,14 +256,14 @@ class EventLog:
         xy: NDArray[np.float64],
         *,
         step: int | None = None,
-        city: NDArray[np.str_] | str = "",
+        city: NDArray[np.str_] | pd.Categorical | str = "",
         rule: Any = None,
         citation: Any = None,
         inside: NDArray[np.bool_] | bool = False,
     ) -> None:
         """Log `kind` for incidents `idx` (one value per incident in `t_s`, `xy` (n, 2) and
-        the other arrays, or a scalar for all), with the kind's rule and citation unless
-        given."""
+        the other arrays, or a scalar for all; a text field may be a `pandas.Categorical`,
+        codes into a table of texts), with the kind's rule and citation unless given."""
         if len(idx) == 0:
             return
         default_rule, default_citation = self.kinds[kind]
@@ -348,16 +348,25 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
 
 def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     """One text field of all parts as a categorical (its distinct texts sorted, each once),
-    without a string per row: a scalar is one category for its whole part."""
+    without a string per row: a scalar is one category for its whole part, a categorical part
+    keeps its codes (its texts used only)."""
     is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
+    is_coded = np.array([isinstance(v, pd.Categorical) for v in values], dtype=bool)
     arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
     joined = np.concatenate(arrays) if arrays else np.array([], dtype=str)
-    scalars = np.array([str(v) for v in values if not isinstance(v, np.ndarray)], dtype=str)
-    categories = np.unique(np.concatenate([np.unique(joined), scalars]))
+    coded = [values[k].remove_unused_categories() for k in np.flatnonzero(is_coded)]
+    scalar = ~is_array & ~is_coded
+    scalars = np.array([str(values[k]) for k in np.flatnonzero(scalar)], dtype=str)
+    texts = [np.unique(joined), scalars, *(c.categories.to_numpy(str) for c in coded)]
+    categories = np.unique(np.concatenate(texts))
     part_code = np.full(len(values), -1, dtype=np.intp)
-    part_code[~is_array] = np.searchsorted(categories, scalars)
+    part_code[scalar] = np.searchsorted(categories, scalars)
     codes = np.repeat(part_code, sizes)
     codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, joined)
+    ends = np.cumsum(sizes)
+    for k, part in zip(np.flatnonzero(is_coded), coded, strict=True):
+        recode = np.searchsorted(categories, part.categories.to_numpy(str))
+        codes[ends[k] - sizes[k] : ends[k]] = recode[part.codes]
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
 
 
