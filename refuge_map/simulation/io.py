@@ -92,6 +92,27 @@ def write_parquet(
     columns = frame.drop(columns=list(points or ()))
     text = _categorical(columns)
     schema = _schema(columns, text, None if points is None else frame[list(points)])
+    # a row group at a time (the groups `pyarrow.parquet.write_table` makes): the texts of one
+    # group only are ever spelled out row by row
+    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
+        for start in range(0, len(frame), ROW_GROUP) or [0]:
+            rows = slice(start, start + ROW_GROUP)
+            writer.write_table(_table(frame.iloc[rows], columns.iloc[rows], text, schema, points))
+
+
+#: Rows per row group: pyarrow's default (`pyarrow.parquet.write_table`'s groups).
+ROW_GROUP = 1024 * 1024
+
+
+def _table(
+    frame: pd.DataFrame,
+    columns: pd.DataFrame,
+    text: list[str],
+    schema: pa.Schema,
+    points: tuple[str, str] | None,
+) -> pa.Table:
+    """The Arrow table `write_parquet` writes of `frame` (`columns`: its columns but the
+    `points`; `text`: the categorical ones), with `schema`."""
     arrays = [_text_array(columns[name]) if name in text else None for name in columns.columns]
     plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
@@ -100,7 +121,7 @@ def write_parquet(
     ]
     if points is not None:
         arrays.append(_wkb_points(frame[points[0]].to_numpy(), frame[points[1]].to_numpy()))
-    pq.write_table(pa.Table.from_arrays(arrays, schema=schema), path, compression="snappy")
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def _categorical(frame: pd.DataFrame) -> list[str]:
