@@ -84,3 +84,36 @@ def test_failed_write_leaves_nothing(
     with pytest.raises(RuntimeError):
         write_run(run, tmp_path / "out")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_events_written_a_row_group_at_a_time_are_the_file_pandas_writes(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from refuge_map.simulation import io
+
+    monkeypatch.setattr(io, "ROW_GROUP", 4)  # several groups, the last one short
+    io.write_parquet(run.events, tmp_path / "ours.parquet")
+    as_text = run.events.astype({c: "str" for c in run.events.select_dtypes("category")})
+    as_text.to_parquet(tmp_path / "pandas.parquet", index=False, row_group_size=4)
+    assert len(run.events) > 2 * 4
+    ours, theirs = (tmp_path / f"{name}.parquet" for name in ("ours", "pandas"))
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_an_event_logged_with_coded_texts_reads_as_with_the_texts() -> None:
+    import numpy as np
+
+    from refuge_map.simulation.events import EVENT_KINDS, EventLog
+
+    texts = np.array(["bezer", "hebron", "golan", ""])
+    codes = np.array([1, 3, 1, 0])
+    logs = [EventLog(60.0, EVENT_KINDS) for _ in range(2)]
+    for log, city in zip(
+        logs, (texts[codes], pd.Categorical.from_codes(codes, texts)), strict=True
+    ):
+        log.event("flight_start", np.arange(4), "fugitive", 0.0, np.zeros((4, 2)), city=city)
+        log.event("horizon", np.arange(2), "fugitive", 60.0, np.zeros((2, 2)), city="shechem")
+    plain, coded = (log.frame() for log in logs)
+    assert coded["city"].tolist() == ["hebron", "", "hebron", "bezer", "shechem", "shechem"]
+    assert list(coded["city"].cat.categories) == ["", "bezer", "hebron", "shechem"]
+    pd.testing.assert_frame_equal(coded, plain)
