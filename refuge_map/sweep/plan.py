@@ -3,9 +3,11 @@
 Batches are sized from a measured cost (unless the sweep file gives ``batch_runs``): the first
 `PILOT_RUNS` runs are batch 0, the pilot; once it has run, the seconds it took give a cost per
 run, and the other runs are cut into batches of `measured_batch_runs` (`Plan.sized`): as many
-runs as fill a task of `TASK_S` seconds, but no more than give every worker `TASKS_PER_WORKER`
-tasks. Runs in one batch step as one stacked flight (`refuge_map.simulation.stack`), so a large
-batch costs less per run than a small one, and the pilot's cost per run errs on the small side.
+runs as fill a task of `TASK_S` seconds, but (with several workers) no more than give every
+worker `TASKS_PER_WORKER` tasks. Runs in one batch step as one stacked flight
+(`refuge_map.simulation.stack`), so a large batch costs less per run than a small one, and the
+pilot's cost per run errs on the small side (measured: a 4-run stack about 60 ms a run, a 30-run
+stack about 25 ms, of which some 0.2 s a stack is the steps' fixed cost).
 """
 
 from __future__ import annotations
