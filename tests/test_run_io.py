@@ -17,7 +17,7 @@ from refuge_map.simulation import (
     simulate,
     write_run,
 )
-from refuge_map.simulation.io import RUN_FILES
+from refuge_map.simulation.io import RUN_FILES, write_parquet
 
 TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
 
@@ -117,3 +117,17 @@ def test_an_event_logged_with_coded_texts_reads_as_with_the_texts() -> None:
     assert coded["city"].tolist() == ["hebron", "", "hebron", "bezer", "shechem", "shechem"]
     assert list(coded["city"].cat.categories) == ["", "bezer", "hebron", "shechem"]
     pd.testing.assert_frame_equal(coded, plain)
+
+
+def test_columnwise_geoparquet_is_the_file_geopandas_writes(run: Run, tmp_path: Path) -> None:
+    """`write_parquet` with points: the GeoParquet of `Run.trajectories` byte for byte, with
+    the geometry in the place of ``lon`` (a column after the points stays after it)."""
+    tracks = run.tracks.assign(run=7)
+    write_parquet(tracks, tmp_path / "columnwise.parquet", points=("lon", "lat"))
+    run.trajectories.assign(run=7).to_parquet(tmp_path / "geopandas.parquet", index=False)
+    written = (tmp_path / "columnwise.parquet").read_bytes()
+    assert written == (tmp_path / "geopandas.parquet").read_bytes()
+    assert list(pd.read_parquet(tmp_path / "columnwise.parquet").columns[-2:]) == [
+        "geometry",
+        "run",
+    ]

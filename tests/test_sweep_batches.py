@@ -54,6 +54,12 @@ def test_the_size_rule_fills_a_task_and_keeps_every_worker_busy() -> None:
     assert measured_batch_runs(0.0, 60, 2) == 15  # no time known: the workers decide
 
 
+def test_one_worker_takes_batches_as_long_as_a_task_evened_out() -> None:
+    assert measured_batch_runs(0.0, 60, 1) == 60  # no one to wait for: one batch
+    assert measured_batch_runs(TASK_S / 40, 60, 1) == 30  # 40 + 20 evened out to 30 + 30
+    assert measured_batch_runs(TASK_S / 10, 25, 1) == 9  # three batches: 9, 9, 7
+
+
 def test_batches_put_the_pilot_first_then_cut_the_rest() -> None:
     assert batches(7, batch_runs=None, pilot_runs=2).tolist() == [0, 0, -1, -1, -1, -1, -1]
     assert batches(7, batch_runs=2, pilot_runs=2).tolist() == [0, 0, 1, 1, 2, 2, 3]

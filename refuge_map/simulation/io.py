@@ -87,17 +87,19 @@ def write_parquet(
 
     With `points` (the names of its WGS84 longitude and latitude columns), the file is the
     GeoParquet that geopandas writes for the frame without them and their Points in a
-    ``geometry`` column (WKB, EPSG:4326).
+    ``geometry`` column (WKB, EPSG:4326) in the place of the longitude column.
     """
     columns = frame.drop(columns=list(points or ()))
     text = _categorical(columns)
-    schema = _schema(columns, text, None if points is None else frame[list(points)])
+    at = len(columns.columns) if points is None else _place(frame, points)
+    schema = _schema(columns, text, None if points is None else frame[list(points)], at)
     # a row group at a time (the groups `pyarrow.parquet.write_table` makes): the texts of one
     # group only are ever spelled out row by row
     with pq.ParquetWriter(path, schema, compression="snappy") as writer:
         for start in range(0, len(frame), ROW_GROUP) or [0]:
             rows = slice(start, start + ROW_GROUP)
-            writer.write_table(_table(frame.iloc[rows], columns.iloc[rows], text, schema, points))
+            table = _table(frame.iloc[rows], columns.iloc[rows], text, schema, points, at)
+            writer.write_table(table)
 
 
 #: Rows per row group: pyarrow's default (`pyarrow.parquet.write_table`'s groups).
@@ -110,9 +112,11 @@ def _table(
     text: list[str],
     schema: pa.Schema,
     points: tuple[str, str] | None,
+    at: int,
 ) -> pa.Table:
     """The Arrow table `write_parquet` writes of `frame` (`columns`: its columns but the
-    `points`; `text`: the categorical ones), with `schema`."""
+    `points`, whose geometry goes in at column `at`; `text`: the categorical ones), with
+    `schema`."""
     arrays = [_text_array(columns[name]) if name in text else None for name in columns.columns]
     plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
@@ -120,7 +124,7 @@ def _table(
         for name, array in zip(columns.columns, arrays, strict=True)
     ]
     if points is not None:
-        arrays.append(_wkb_points(frame[points[0]].to_numpy(), frame[points[1]].to_numpy()))
+        arrays.insert(at, _wkb_points(frame[points[0]].to_numpy(), frame[points[1]].to_numpy()))
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
@@ -128,10 +132,20 @@ def _categorical(frame: pd.DataFrame) -> list[str]:
     return [name for name in frame.columns if isinstance(frame[name].dtype, pd.CategoricalDtype)]
 
 
-def _schema(columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None) -> pa.Schema:
+def _place(frame: pd.DataFrame, points: tuple[str, str]) -> int:
+    """Where the ``geometry`` column goes among the columns of `frame` without `points`: in
+    the place of the longitude column."""
+    before = list(frame.columns[: frame.columns.get_loc(points[0])])
+    return len([name for name in before if name not in points])
+
+
+def _schema(
+    columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None, at: int
+) -> pa.Schema:
     """The schema (and its pandas and geo metadata) pandas, or geopandas with `lonlat`, gives
     the file of `columns`: read from the file they write for a stub of two rows (the corners of
-    the points' bounds, for the GeoParquet ``bbox``) with the `text` columns as strings."""
+    the points' bounds, for the GeoParquet ``bbox``) with the `text` columns as strings and the
+    ``geometry`` column at place `at`."""
     rows = [0, 0] if len(columns) else []
     stub = pd.DataFrame(
         {
@@ -147,9 +161,9 @@ def _schema(columns: pd.DataFrame, text: list[str], lonlat: pd.DataFrame | None)
     else:
         lon, lat = (lonlat.iloc[:, k].to_numpy() for k in (0, 1))
         corners = ([lon.min(), lon.max()], [lat.min(), lat.max()]) if len(lon) else ([], [])
-        gpd.GeoDataFrame(stub, geometry=shapely.points(*corners), crs=WGS84).to_parquet(
-            buffer, index=False
-        )
+        stub = gpd.GeoDataFrame(stub, geometry=shapely.points(*corners), crs=WGS84)
+        order = [*columns.columns[:at], "geometry", *columns.columns[at:]]
+        stub[order].to_parquet(buffer, index=False)
     return pq.read_schema(pa.BufferReader(buffer.getvalue()))
 
 

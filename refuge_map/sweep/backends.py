@@ -85,15 +85,33 @@ def _require_dask() -> None:
         )
 
 
+#: Dask settings of the workers a `local_cluster` starts, against two costs measured in a
+#: sweep's tasks (about a quarter of a batch's CPU time together, in ``bench_sweep.py``'s
+#: sweep): the worker's statistical profiler (a sample of every thread's stack each 10 ms; the
+#: dashboard's profile page stays empty) and ``MALLOC_TRIM_THRESHOLD_`` (memory handed back to
+#: the system after every free, so a flight's arrays are mapped again each step). The
+#: one-thread caps of numpy's libraries stay.
+LOCAL_WORKER_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.nanny.pre-spawn-environ": {
+        "OMP_NUM_THREADS": 1,
+        "MKL_NUM_THREADS": 1,
+        "OPENBLAS_NUM_THREADS": 1,
+    },
+}
+
+
 @contextmanager
 def local_cluster(workers: int | None = None) -> Iterator[DaskBackend]:
     """A LocalCluster started in this process: one single-threaded worker process per core
-    (or `workers`), closed on exit; the dashboard on a free port."""
+    (or `workers`, with `LOCAL_WORKER_CONFIG`), closed on exit; the dashboard on a free port."""
     _require_dask()
+    import dask
     from distributed import Client, LocalCluster
 
     n = workers or os.cpu_count() or 1
     with (
+        dask.config.set(LOCAL_WORKER_CONFIG),
         LocalCluster(
             n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster,

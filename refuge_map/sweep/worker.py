@@ -7,14 +7,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import geopandas as gpd
 import pandas as pd
 
 from refuge_map._atomic import atomic_file
 from refuge_map.simulation import network_for
 from refuge_map.simulation._setup import World, build_world
 from refuge_map.simulation.engine import fly
-from refuge_map.simulation.events import EXILE_OUTCOMES, FLIGHT_OUTCOMES, LIFE_REASONS
+from refuge_map.simulation.events import (
+    EXILE_OUTCOMES,
+    FLIGHT_OUTCOMES,
+    LIFE_REASONS,
+    concat_events,
+)
+from refuge_map.simulation.io import write_parquet
 from refuge_map.simulation.model import after_flight
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
@@ -88,7 +93,7 @@ def run_batch(task: BatchTask) -> list[dict[str, Any]]:
             results[k] = err
     for group in stacks([(scenario, world) for _, scenario, world in jobs]):
         results |= _fly_group([jobs[i] for i in group])
-    tracks: list[gpd.GeoDataFrame] = []
+    tracks: list[pd.DataFrame] = []
     events: list[pd.DataFrame] = []
     rows = []
     for k, run in enumerate(task.runs):
@@ -96,7 +101,7 @@ def run_batch(task: BatchTask) -> list[dict[str, Any]]:
         if isinstance(result, Exception):
             rows.append(run | {"status": "failed", "error": f"{type(result).__name__}: {result}"})
             continue
-        tracks.append(result.trajectories.assign(run=run["run"]))
+        tracks.append(result.tracks.assign(run=run["run"]))
         events.append(result.events.assign(run=run["run"]))
         rows.append(
             run | {"status": "done", "sim_run_id": result.run_id, **outcomes(result.summary)}
@@ -123,15 +128,17 @@ def _fly_group(jobs: list[tuple[int, Scenario, World]]) -> dict[int, Run | Excep
 
 
 def _write_parts(
-    out: Path, batch: int, tracks: list[gpd.GeoDataFrame], events: list[pd.DataFrame]
+    out: Path, batch: int, tracks: list[pd.DataFrame], events: list[pd.DataFrame]
 ) -> str | None:
+    """Write the batch's part files; the trajectories as `Run.trajectories` of each run with
+    its ``run`` would write them, built column-wise (`write_parquet`, no Point per row)."""
     if not tracks:
         return None
     name = f"{PARTS}/part-{batch:05d}.parquet"
     with atomic_file(out / f"{PARTS}/events-{batch:05d}.parquet") as tmp:
         pd.concat(events, ignore_index=True).to_parquet(tmp, index=False)
     with atomic_file(out / name) as tmp:
-        pd.concat(tracks, ignore_index=True).to_parquet(tmp, index=False)
+        write_parquet(concat_events(tracks), tmp, points=("lon", "lat"))
     return name
 
 
