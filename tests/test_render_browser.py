@@ -133,6 +133,17 @@ def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     assert_offline_and_clean(seen)
 
 
+def assert_slider_moves(page, slider, before: list) -> None:
+    """A click at 60% of the time slider moves the agents from `before`, and the clock reads
+    time since the killing."""
+    box = slider.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(500)
+    after = agent_positions(page)
+    assert after and after != before
+    assert "after the killing" in page.inner_text(".timecontrol-date")
+
+
 def test_run_map_slider_moves_the_agents(browser, network: RefugeNetwork, tmp_path):
     run = simulate_tiny(tmp_path / "run")
     path = save_map(network_map(network, run=run), tmp_path / "run.html", self_contained=True)
@@ -142,12 +153,7 @@ def test_run_map_slider_moves_the_agents(browser, network: RefugeNetwork, tmp_pa
     assert slider.count() == 1
     before = agent_positions(page)
     assert len(before) == 6
-    box = slider.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
-    page.wait_for_timeout(500)
-    after = agent_positions(page)
-    assert after and after != before
-    assert "after the killing" in page.inner_text(".timecontrol-date")
+    assert_slider_moves(page, slider, before)
     assert events_shown(page) == 9  # in count discs and alone
     page.screenshot(path=tmp_path / "run.png")
     assert_offline_and_clean(seen)
@@ -169,12 +175,7 @@ def test_gzipped_layers_draw_the_same_and_the_slider_moves_the_agents(
     assert events_shown(page) == 9
     assert page.locator(".refuge-follow option").count() == 2 + 3  # first, all, each incident
     slider = page.locator(".timecontrol-dateslider .slider")
-    box = slider.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 0.6, box["y"] + box["height"] / 2)
-    page.wait_for_timeout(500)
-    after = agent_positions(page)
-    assert after and after != before
-    assert "after the killing" in page.inner_text(".timecontrol-date")
+    assert_slider_moves(page, slider, before)
     assert_offline_and_clean(seen)
 
 
