@@ -9,6 +9,7 @@ in `stack`, the exile in `exile`, the result in `run`, the summary across runs i
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 
 import pandas as pd
 
@@ -87,12 +88,7 @@ def simulate_replications(scenario: Scenario) -> list[Run]:
         If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario)
-    runs = []
-    for group in _stacks(scenario, len(seeds)):
-        worlds = [build_world(scenario, seeds[i]) for i in group]
-        flights = fly_stacked(scenario, worlds)
-        runs += [after_flight(scenario, seeds[i], f) for i, f in zip(group, flights, strict=True)]
-    return runs
+    return [after_flight(scenario, seeds[i], f) for i, f in _flights(scenario, seeds)]
 
 
 def _headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
@@ -107,10 +103,26 @@ def _headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]
     )
 
 
-def _stacks(scenario: Scenario, runs: int) -> list[list[int]]:
-    """The runs of a scenario's replications, in stacks of at most `stack.STACK_INCIDENTS`."""
+def _flights(
+    scenario: Scenario,
+    seeds: list[int],
+    *,
+    first_only: bool = False,
+    progress: Progress | None = None,
+) -> Iterator[tuple[int, Flight]]:
+    """The flight of each seed's run, in order, stepped in stacks of at most
+    `stack.STACK_INCIDENTS` incidents: ``(index of the seed, flight)``. With `first_only`, only
+    the first run records its trajectories, and `progress` follows the stack that holds it."""
     per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
-    return chunks([per_run] * runs)
+    for group in chunks([per_run] * len(seeds)):
+        worlds = [build_world(scenario, seeds[i]) for i in group]
+        flights = fly_stacked(
+            scenario,
+            worlds,
+            recorded=[i == 0 for i in group] if first_only else None,
+            progress=progress if group[0] == 0 else None,
+        )
+        yield from zip(group, flights, strict=True)
 
 
 def replicate(
@@ -146,20 +158,12 @@ def replicate(
     seeds = replication_seeds(scenario, seed)
     first: Run | None = None
     rows = []
-    for group in _stacks(scenario, len(seeds)):
-        worlds = [build_world(scenario, seeds[i]) for i in group]
-        flights = fly_stacked(
-            scenario,
-            worlds,
-            recorded=[i == 0 for i in group],
-            progress=progress if group[0] == 0 else None,
-        )
-        for i, flight in zip(group, flights, strict=True):
-            if i == 0:
-                first = after_flight(scenario, seeds[i], flight)
-                rows.append(headline(first))
-            else:
-                rows.append(_headline(scenario, seeds[i], flight))
+    for i, flight in _flights(scenario, seeds, first_only=True, progress=progress):
+        if i == 0:
+            first = after_flight(scenario, seeds[i], flight)
+            rows.append(headline(first))
+        else:
+            rows.append(_headline(scenario, seeds[i], flight))
     assert first is not None  # replications >= 1
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
