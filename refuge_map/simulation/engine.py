@@ -529,7 +529,7 @@ class _Pursuit:
         moved = tau > 0
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
         if self._walks(moved):
-            reached = self._run(step, t, tau, moved)
+            reached = self._run(tau, moved)
             climbs = reached & self.has_tree & ~self.in_tree
             if climbs.any():
                 self.in_tree |= climbs
@@ -567,7 +567,7 @@ class _Pursuit:
         moves nobody and the walking is skipped."""
         return bool(moved.any())
 
-    def _run(self, step: int, t: float, tau: Floats, moved: Bools) -> Bools:
+    def _run(self, tau: Floats, moved: Bools) -> Bools:
         """The fugitives walk `tau` seconds each (`moved`: where that is more than 0): by the
         road, by `Ways`, or across country. Returns where each reached his goal."""
         across = self.f_across
