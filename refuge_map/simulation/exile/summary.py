@@ -1,4 +1,8 @@
-"""The summary of the exile phase: outcomes, years in exile, life exiles, office, rent."""
+"""The summary of the exile phase: outcomes, years in exile, life exiles, office, rent.
+
+Counted with numpy over the manslayers' columns (one pass per figure, no group of rows built):
+a run's replications summarize their exile each, so its cost is paid once per replication.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +10,34 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, LIFE_REASONS
 
 if TYPE_CHECKING:
     from refuge_map.simulation.exile.life import ExileLife
 
+#: Edges of the histogram of years in exile, each bin closed on the left: ``[0.0, 1.0)`` ...
+#: ``[40.0, inf)``.
+YEAR_BINS = (0.0, 1.0, 5.0, 10.0, 20.0, 40.0, np.inf)
+_BIN_LABELS = tuple(f"[{a}, {b})" for a, b in zip(YEAR_BINS[:-1], YEAR_BINS[1:], strict=True))
 
-def _years(values: pd.Series) -> dict[str, Any] | None:
-    """Quantiles and a histogram of years in exile."""
-    values = values.dropna()
-    if values.empty:
+
+def _years(values: NDArray[np.float64]) -> dict[str, Any] | None:
+    """Quantiles (linear, as `numpy.quantile`) and a histogram of years in exile; None if there
+    are none (NaN is not a year)."""
+    values = values[~np.isnan(values)]
+    if values.size == 0:
         return None
-    bins = [0, 1, 5, 10, 20, 40, np.inf]
-    counts = pd.cut(values, bins, right=False).value_counts(sort=False)
+    # the bin of each value, as pandas.cut(values, YEAR_BINS, right=False): outside them none
+    where = np.searchsorted(YEAR_BINS, values, side="right") - 1
+    counts = np.bincount(where[(where >= 0) & (where < len(_BIN_LABELS))], minlength=6)
     return {
-        "n": len(values),
+        "n": int(values.size),
         "mean": round(float(values.mean()), 3),
-        **{f"p{q}": round(float(values.quantile(q / 100)), 3) for q in (10, 50, 90)},
+        **{f"p{q}": round(float(np.quantile(values, q / 100)), 3) for q in (10, 50, 90)},
         "max": round(float(values.max()), 3),
-        "histogram": {str(k): int(v) for k, v in counts.items()},
+        "histogram": dict(zip(_BIN_LABELS, counts.tolist(), strict=True)),
     }
 
 
@@ -33,22 +45,42 @@ def _years(values: pd.Series) -> dict[str, Any] | None:
 RESIDENT_YEARS = (1, 5, 10, 20, 40)
 
 
-def _residents(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
+def _residents(
+    city: NDArray[Any], entered_y: NDArray[np.float64], end_y: NDArray[np.float64]
+) -> dict[str, dict[str, int]]:
     """The run's manslayers living in each city (where they were last) at `RESIDENT_YEARS`:
     the count whose majority would close a city to more (Makkot 10b, R. Elazar)."""
-    inside = frame[frame["entered_y"].notna() & (frame["city"] != "")]
+    inside = ~np.isnan(entered_y) & (city != "")
+    names, group = np.unique(city[inside].astype(str), return_inverse=True)
+    entered, end = entered_y[inside], end_y[inside]
+    living = {
+        year: np.bincount(group[(entered <= year) & (end > year)], minlength=len(names))
+        for year in RESIDENT_YEARS
+    }
     return {
-        str(city): {
-            str(year): int(((g["entered_y"] <= year) & (g["end_y"] > year)).sum())
-            for year in RESIDENT_YEARS
-        }
-        for city, g in inside.groupby("city")
+        str(name): {str(year): int(living[year][k]) for year in RESIDENT_YEARS}
+        for k, name in enumerate(names)
     }
 
 
-def _outcome_counts(frame: pd.DataFrame) -> dict[str, int]:
-    counts = frame["outcome"].value_counts()
-    return {kind: int(counts.get(kind, 0)) for kind in EXILE_OUTCOMES}
+def _outcome_codes(outcome: NDArray[Any]) -> NDArray[np.intp]:
+    """Each manslayer's outcome as its index in `EXILE_OUTCOMES` (``len(EXILE_OUTCOMES)`` for
+    none of them)."""
+    codes = pd.Index(EXILE_OUTCOMES).get_indexer(pd.Index(outcome))
+    return np.where(codes < 0, len(EXILE_OUTCOMES), codes)
+
+
+def _counts(codes: NDArray[np.intp]) -> dict[str, int]:
+    """How many of each of `EXILE_OUTCOMES` (`codes` from `_outcome_codes`)."""
+    counts = np.bincount(codes, minlength=len(EXILE_OUTCOMES) + 1)
+    return dict(zip(EXILE_OUTCOMES, counts.tolist(), strict=False))
+
+
+def _counts_by(key: NDArray[Any], codes: NDArray[np.intp]) -> dict[str, dict[str, int]]:
+    """`_counts` of the manslayers of each value of `key` but "" (in text order)."""
+    given = key != ""
+    names, group = np.unique(key[given].astype(str), return_inverse=True)
+    return {str(name): _counts(codes[given][group == k]) for k, name in enumerate(names)}
 
 
 def summarize_exile(life: ExileLife) -> dict[str, Any]:
@@ -56,32 +88,31 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
     exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
     living in each city over the years, the opinions."""
     frame, ledger = life.manslayers, life.ledger
-    entered = frame["entered_y"].notna()
-    groups = {
-        key: {str(k): _outcome_counts(g) for k, g in frame[frame[key] != ""].groupby(key)}
-        for key in ("fled_to", "verdict", "case")
-    }
+    column = {name: frame[name].to_numpy() for name in frame.columns}
+    entered_y = column["entered_y"].astype(float)
+    entered = ~np.isnan(entered_y)
+    codes = _outcome_codes(column["outcome"])
+    years = column["years_in_exile"].astype(float)
+    reasons = column["life_reason"][entered]
     return {
-        "outcomes": _outcome_counts(frame),
-        "by_city": groups["fled_to"],
-        "by_verdict": groups["verdict"],
-        "by_case": groups["case"],
-        "life_exiles": {
-            key: int((frame["life_reason"][entered] == key).sum()) for key in LIFE_REASONS.values()
-        },
+        "outcomes": _counts(codes),
+        "by_city": _counts_by(column["fled_to"], codes),
+        "by_verdict": _counts_by(column["verdict"], codes),
+        "by_case": _counts_by(column["case"], codes),
+        "life_exiles": {key: int((reasons == key).sum()) for key in LIFE_REASONS.values()},
         "years_in_exile": {
-            "released": _years(frame["years_in_exile"][frame["outcome"] == "released"]),
-            "all_exiles": _years(frame["years_in_exile"][entered]),
+            "released": _years(years[column["outcome"] == "released"]),
+            "all_exiles": _years(years[entered]),
         },
-        "deterred_on_trial_road": int(frame["deterred_on_trial_road"].sum()),
-        "went_out": int(frame["went_out"].sum()),
-        "killed_again": int(frame["killed_again"].sum()),
+        "deterred_on_trial_road": int(column["deterred_on_trial_road"].sum()),
+        "went_out": int(column["went_out"].sum()),
+        "killed_again": int(column["killed_again"].sum()),
         "office": {
-            "held": int(frame["held_office"].sum()),
-            "restored": int(frame["office_restored"].sum()),
+            "held": int(column["held_office"].sum()),
+            "restored": int(column["office_restored"].sum()),
         },
         "rent": {"stays": len(ledger), "total": round(float(ledger["rent"].sum()), 3)},
         "high_priests": int((life.priests["office"] == "high_priest").sum()),
-        "residents_by_year": _residents(frame),
+        "residents_by_year": _residents(column["city"], entered_y, column["end_y"].astype(float)),
         "opinions": life.opinions,
     }
