@@ -349,20 +349,24 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
 def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     """One text field of all parts as a categorical (its distinct texts sorted, each once),
     without a string per row: a scalar is one category for its whole part, a categorical part
-    keeps its codes (its texts used only)."""
+    keeps its codes (its texts used only), the arrays' texts are hashed (`pandas.factorize`)
+    and only their distinct texts sorted."""
     is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
     is_coded = np.array([isinstance(v, pd.Categorical) for v in values], dtype=bool)
     arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
-    joined = np.concatenate(arrays) if arrays else np.array([], dtype=str)
-    coded = [values[k].remove_unused_categories() for k in np.flatnonzero(is_coded)]
+    row_code, distinct = pd.factorize(np.concatenate(arrays) if arrays else np.array([], str))
+    distinct = np.asarray(distinct, dtype=str)
+    coded = [values[k] for k in np.flatnonzero(is_coded)]
+    used = [np.unique(c.codes) for c in coded]
     scalar = ~is_array & ~is_coded
     scalars = np.array([str(values[k]) for k in np.flatnonzero(scalar)], dtype=str)
-    texts = [np.unique(joined), scalars, *(c.categories.to_numpy(str) for c in coded)]
+    texts = [distinct, scalars]
+    texts += [c.categories.to_numpy(str)[u] for c, u in zip(coded, used, strict=True)]
     categories = np.unique(np.concatenate(texts))
     part_code = np.full(len(values), -1, dtype=np.intp)
     part_code[scalar] = np.searchsorted(categories, scalars)
     codes = np.repeat(part_code, sizes)
-    codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, joined)
+    codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, distinct)[row_code]
     ends = np.cumsum(sizes)
     for k, part in zip(np.flatnonzero(is_coded), coded, strict=True):
         recode = np.searchsorted(categories, part.categories.to_numpy(str))

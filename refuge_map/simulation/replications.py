@@ -186,9 +186,7 @@ def across(table: pd.DataFrame) -> dict[str, Any]:
     }
     if RELEASE in table:
         release = table[RELEASE].to_numpy(float)
-        r2 = {
-            c: _r2(release, table[c].to_numpy(float)) for c in outcomes if c.startswith("exile.")
-        }
+        r2 = {c: _r2(release, table[c].to_numpy(float)) for c in outcomes if c.startswith("exile.")}
         block[RELEASE] = interval(table[RELEASE].replace(np.inf, np.nan), within=bounds(RELEASE))
         block["variance"] = {
             "draw": "the death of the high priest in office when the exiles enter (one draw "

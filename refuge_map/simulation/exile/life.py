@@ -4,6 +4,7 @@ manslayer; and what it adds to a run (`ExileLife`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,12 +37,11 @@ class ExileLife:
 
     Attributes
     ----------
-    events
-        The flight's event columns (incident, role, kind, ``t_s``, step, metric x/y, city, rule,
-        citation); priests' deaths have incident -1.
-    residence
-        The years in the city, one row per event of them (`_residence`): the trajectories keep
-        the flight's timescale alone.
+    log
+        The phase's events as they were logged (`events` and `residence` are built from it
+        when first asked for: a replication's headline needs neither).
+    world
+        The world of the run (the clock of `residence`).
     manslayers
         One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life exile
         and why, years in exile, Levite, office, moves and goings-out.
@@ -54,12 +54,28 @@ class ExileLife:
         The exile's opinions (law, boundary, war priest, office, rent, bough).
     """
 
-    events: pd.DataFrame
-    residence: pd.DataFrame
+    log: EventLog
+    world: World
     manslayers: pd.DataFrame
     ledger: pd.DataFrame
     priests: pd.DataFrame
     opinions: dict[str, Any]
+
+    @cached_property
+    def _frame(self) -> pd.DataFrame:
+        return self.log.frame()
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """The flight's event columns (incident, role, kind, ``t_s``, step, metric x/y, city,
+        rule, citation); priests' deaths have incident -1."""
+        return self._frame[list(EVENT_FIELDS)]
+
+    @cached_property
+    def residence(self) -> pd.DataFrame:
+        """The years in the city, one row per event of them (`_residence`): the trajectories
+        keep the flight's timescale alone."""
+        return _residence(self._frame, self.world)
 
 
 def _residence(events: pd.DataFrame, world: World) -> pd.DataFrame:
@@ -148,15 +164,14 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     )
     city.live(exiles)
     priest_deaths(log, succession, options)
-    events = log.frame()
     ledger = (
         pd.DataFrame({k: np.concatenate([part[k] for part in city.ledger]) for k in LEDGER})
         if city.ledger
         else pd.DataFrame({k: [] for k in LEDGER})
     )
     return ExileLife(
-        events=events[list(EVENT_FIELDS)],
-        residence=_residence(events, world),
+        log=log,
+        world=world,
         manslayers=people.table(flight, options),
         ledger=ledger.sort_values(["incident", "from_y"], kind="stable").reset_index(drop=True),
         priests=succession.priests,

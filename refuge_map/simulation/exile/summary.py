@@ -6,6 +6,7 @@ a run's replications summarize their exile each, so its cost is paid once per re
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
 #: Edges of the histogram of years in exile, each bin closed on the left: ``[0.0, 1.0)`` ...
 #: ``[40.0, inf)``.
 YEAR_BINS = (0.0, 1.0, 5.0, 10.0, 20.0, 40.0, np.inf)
-_BIN_LABELS = tuple(f"[{a}, {b})" for a, b in zip(YEAR_BINS[:-1], YEAR_BINS[1:], strict=True))
+_BIN_LABELS = tuple(f"[{a}, {b})" for a, b in pairwise(YEAR_BINS))
 
 
 def _years(values: NDArray[np.float64]) -> dict[str, Any] | None:
@@ -31,7 +32,8 @@ def _years(values: NDArray[np.float64]) -> dict[str, Any] | None:
         return None
     # the bin of each value, as pandas.cut(values, YEAR_BINS, right=False): outside them none
     where = np.searchsorted(YEAR_BINS, values, side="right") - 1
-    counts = np.bincount(where[(where >= 0) & (where < len(_BIN_LABELS))], minlength=6)
+    bins = len(_BIN_LABELS)
+    counts = np.bincount(where[(where >= 0) & (where < bins)], minlength=bins)
     return {
         "n": int(values.size),
         "mean": round(float(values.mean()), 3),
