@@ -7,10 +7,14 @@ reports each phase's wall and CPU seconds:
 
 - import: ``import refuge_map.cli`` and the modules `refuge run` loads when it runs (the CLI
   imports them lazily: `COMMAND_MODULES`), with everything they load;
-- world: the scenario read and made concrete (`build_world`: the network, the draws);
-- flight: `fly`, the flight and the pursuit;
-- exile: `live_in_exile` (Simulation II);
-- tables: `make_run` (events, trajectories, summary);
+- world: the scenario read and made concrete for every replication (`build_world` of each
+  seed: the network once, the draws);
+- flight: `fly_stacked`, the replications' flights and pursuits stepped as one (the first
+  recorded);
+- exile: `live_in_exile` of the first run (Simulation II);
+- tables: `make_run` of the first run (events, trajectories, summary);
+- replications: the headline of replications 2..n (their exile and summary) and the
+  intervals across all of them (`replications.across`);
 - writing: `write_run` and the printed summary tables.
 
 The remainder of the phased process's wall time (interpreter start-up and exit) is printed as
@@ -36,7 +40,7 @@ from typing import Any
 
 SCENARIO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "default.yaml"
 REPEATS = 3
-PHASES = ("import", "world", "flight", "exile", "tables", "writing")
+PHASES = ("import", "world", "flight", "exile", "tables", "replications", "writing")
 #: What `refuge run` imports: the CLI, then (lazily, when the command runs) the simulation.
 COMMAND_MODULES = (
     "refuge_map.cli",
@@ -60,21 +64,47 @@ def phases(out: Path) -> dict[str, Seconds]:
     times: dict[str, Seconds] = {}
     _, times["import"] = _clock(lambda: [__import__(name) for name in COMMAND_MODULES])
     # the command's modules, loaded by now (imported here, not at the top: the import is timed)
+    import dataclasses
+
+    import pandas as pd
     from rich.console import Console
 
     from refuge_map.simulation import live_in_exile, load_scenario, make_run, write_run
     from refuge_map.simulation._setup import build_world
-    from refuge_map.simulation.engine import fly
+    from refuge_map.simulation.model import replication_headline
+    from refuge_map.simulation.replications import across, headline, replication_seeds
     from refuge_map.simulation.report import report_tables
+    from refuge_map.simulation.stack import chunks, fly_stacked
 
     def world() -> Any:
         scenario = load_scenario(SCENARIO)
-        return scenario, build_world(scenario, scenario.seed)
+        seeds = replication_seeds(scenario)
+        return scenario, seeds, [build_world(scenario, seed) for seed in seeds]
 
-    (scenario, w), times["world"] = _clock(world)
-    flight, times["flight"] = _clock(lambda: fly(scenario, w))
-    life, times["exile"] = _clock(lambda: live_in_exile(flight, scenario.exile, scenario.seed))
-    run, times["tables"] = _clock(lambda: make_run(scenario, scenario.seed, flight, life))
+    (scenario, seeds, worlds), times["world"] = _clock(world)
+
+    def flight() -> list[Any]:  # as `model.replicate` steps them: stacks of whole runs
+        flights = []
+        for group in chunks([w.n for w in worlds]):
+            stack = [worlds[i] for i in group]
+            flights += fly_stacked(scenario, stack, recorded=[i == 0 for i in group])
+        return flights
+
+    flights, times["flight"] = _clock(flight)
+    first = flights[0]
+    life, times["exile"] = _clock(lambda: live_in_exile(first, scenario.exile, scenario.seed))
+    run, times["tables"] = _clock(lambda: make_run(scenario, scenario.seed, first, life))
+
+    def replications() -> Any:
+        rows = [headline(run)]
+        rest = zip(seeds[1:], flights[1:], strict=True)
+        rows += [replication_headline(scenario, seed, flight) for seed, flight in rest]
+        table = pd.DataFrame(rows)
+        table.insert(0, "seed", seeds)
+        summary = {**run.summary, "replications": across(table)}
+        return dataclasses.replace(run, summary=summary, replications=table)
+
+    run, times["replications"] = _clock(replications)
 
     def writing() -> None:
         write_run(run, out)
@@ -129,7 +159,7 @@ def main() -> None:
     print("  phase by phase (a process doing the command's work one phase at a time):")
     for name, values in phased.items():
         w, c = _median(values)
-        print(f"    {name:<9} {w:6.3f} s wall  {c:6.3f} s CPU")
+        print(f"    {name:<12} {w:6.3f} s wall  {c:6.3f} s CPU")
     print("  " + "; ".join(loads))
 
 

@@ -452,7 +452,9 @@ class _Segments:
     """
 
     MAX: ClassVar[int] = 4096
-    CHUNK: ClassVar[int] = 2048  # positions per block: bounds the (block x segments) temporaries
+    #: Positions per block: the (block x segments) temporaries stay in the cache (256 is about
+    #: twice as fast as 2048 for the shipped network's 174 segments)
+    CHUNK: ClassVar[int] = 256
 
     start: NDArray[np.float64]  # (n, 2) first point of each segment
     delta: NDArray[np.float64]  # (n, 2) segment vector
@@ -492,9 +494,21 @@ class _Segments:
         best = np.empty(len(x), dtype=np.intp)
         for first in range(0, len(x), self.CHUNK):
             block = slice(first, first + self.CHUNK)
+            # (rx - t dx)^2 + (ry - t dy)^2 with t = clip((rx dx + ry dy) / |d|^2, 0, 1), in
+            # place: a block's few temporaries stay in the cache
             rx, ry = x[block, None] - ax, y[block, None] - ay
-            t = np.clip((rx * dx + ry * dy) * inverse, 0.0, 1.0)
-            best[block] = ((rx - t * dx) ** 2 + (ry - t * dy) ** 2).argmin(axis=1)
+            t = rx * dx
+            t += ry * dy
+            t *= inverse
+            np.clip(t, 0.0, 1.0, out=t)
+            step = t * dx
+            rx -= step
+            np.multiply(t, dy, out=step)
+            ry -= step
+            rx *= rx
+            ry *= ry
+            rx += ry
+            best[block] = rx.argmin(axis=1)
         rx, ry = x - ax[best], y - ay[best]
         t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
         foot_x, foot_y = ax[best] + t * dx[best], ay[best] + t * dy[best]

@@ -91,8 +91,24 @@ def simulate_replications(scenario: Scenario) -> list[Run]:
     return [after_flight(scenario, seeds[i], f) for i, f in _flights(scenario, seeds)]
 
 
-def _headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
-    """A replication's `headline` from its flight and exile, without the run's tables."""
+def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
+    """A replication's `headline` from its flight and exile, without the run's tables (as
+    `replicate` gets it for the replications after the first).
+
+    Parameters
+    ----------
+    scenario
+        The scenario of the replications.
+    seed
+        The replication's seed.
+    flight
+        Its flight, flown.
+
+    Returns
+    -------
+    dict
+        The `replications.headline` outcomes of the run.
+    """
     if scenario.exile is None:
         return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
     life = live_in_exile(flight, scenario.exile, seed)
@@ -163,7 +179,7 @@ def replicate(
             first = after_flight(scenario, seeds[i], flight)
             rows.append(headline(first))
         else:
-            rows.append(_headline(scenario, seeds[i], flight))
+            rows.append(replication_headline(scenario, seeds[i], flight))
     assert first is not None  # replications >= 1
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
