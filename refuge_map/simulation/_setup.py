@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from typing import Any
 
 import numpy as np
 import shapely
@@ -151,9 +152,27 @@ class World:
         """The cities of refuge, in the network's order (the index of every ``city`` array)."""
         return self.network.city_ids
 
+    @cached_property
+    def _cities(self) -> dict[str, NDArray[Any]]:
+        """The network's cities as arrays by city index, read from its tables once per world
+        (the exile asks for them a few hundred times a run): ``name`` (with "" at -1),
+        ``kind``, ``site`` (metric x, y), ``town`` and ``zone`` polygons."""
+        cities, sites = self.network.cities, self.network.cities["site"].to_numpy()
+        return {
+            "name": np.array([*self.city_ids, ""]),
+            "kind": cities["kind"].to_numpy(str),
+            "site": np.column_stack([shapely.get_x(sites), shapely.get_y(sites)]),
+            "town": cities.geometry.to_numpy(),
+            "zone": self.network.zones.geometry.to_numpy(),
+        }
+
     def city_names(self, city: Ints) -> NDArray[np.str_]:
         """The names of city indices ("" for -1: none)."""
-        return np.array([*self.city_ids, ""])[np.asarray(city)]
+        return self._cities["name"][np.asarray(city)]
+
+    def city_kinds(self, city: Ints) -> NDArray[np.str_]:
+        """The kind of each city index (``refuge``, ``levitical``, ...)."""
+        return self._cities["kind"][np.asarray(city)]
 
     @property
     def bough_opinion(self) -> str:
@@ -162,16 +181,24 @@ class World:
 
     def towns(self, city: Ints) -> NDArray[np.object_]:
         """The town polygon of each city index."""
-        return self.network.cities.geometry.to_numpy()[city]
+        return self._cities["town"][city]
 
     def zones(self, city: Ints) -> NDArray[np.object_]:
         """The protecting zone (town and Sabbath boundary) of each city index."""
-        return self.network.zones.geometry.to_numpy()[city]
+        return self._cities["zone"][city]
 
     def sites(self, city: Ints) -> Floats:
         """Metric positions of the cities' chosen sites, by city index."""
-        sites = self.network.cities["site"].to_numpy()
-        return np.column_stack([shapely.get_x(sites), shapely.get_y(sites)])[city]
+        return self._cities["site"][city]
+
+    @cached_property
+    def city_roads(self) -> Floats:
+        """Road distance (metres) between the sites of every two cities (`road_distance`), by
+        city index; inf on the diagonal."""
+        k = len(self.city_ids)
+        a, b = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
+        dist = self.road_distance(self.sites(a), self.sites(b))
+        return np.where(a == b, np.inf, dist).reshape(k, k)
 
 
 def build_world(scenario: Scenario, seed: int) -> World:

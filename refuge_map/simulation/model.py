@@ -114,9 +114,8 @@ def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[
     life = live_in_exile(flight, scenario.exile, seed)
     priests = life.priests.reset_index(drop=life.priests.index.name is None)  # as `Run.priests`
     exile = summarize_exile(life)
-    return headline_of(
-        scenario, overall_of(flight.outcomes), exile, life.manslayers["entered_y"], priests
-    )
+    entered_y = life.by_incident["entered_y"]
+    return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, priests)
 
 
 def _flights(

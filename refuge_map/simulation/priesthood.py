@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,16 +124,24 @@ class Succession:
 
     priests: pd.DataFrame
 
-    def _office(self, office: str) -> pd.DataFrame:
-        return self.priests[self.priests["office"] == office]
+    @cached_property
+    def _columns(self) -> dict[str, NDArray[Any]]:
+        """The columns `in_office` and `release` read, as arrays (read once: the exile asks
+        a few times per round)."""
+        pr = self.priests
+        columns = ("appointed_y", "term_end_y", "died_y", "stood_down")
+        arrays = {name: pr[name].to_numpy() for name in columns}
+        return arrays | {"office": pr["office"].to_numpy(str), "row": pr.index.to_numpy()}
 
     def in_office(self, office: str, t_y: Floats) -> NDArray[np.intp]:
         """Row index (into `priests`) of the priest of `office` in office at each time; -1 in a
         vacancy (between a death and the next appointment)."""
-        rows = self._office(office)
-        k = np.searchsorted(rows["appointed_y"].to_numpy(), t_y, side="right") - 1
-        serving = (k >= 0) & (t_y < rows["term_end_y"].to_numpy()[np.maximum(k, 0)])
-        return np.where(serving, rows.index.to_numpy()[np.maximum(k, 0)], -1)
+        pr = self._columns
+        rows = pr["office"] == office
+        appointed, end, row = pr["appointed_y"][rows], pr["term_end_y"][rows], pr["row"][rows]
+        k = np.searchsorted(appointed, t_y, side="right") - 1
+        serving = (k >= 0) & (t_y < end[np.maximum(k, 0)])
+        return np.where(serving, row[np.maximum(k, 0)], -1)
 
     def release(self, t_y: Floats, *, war_priest: str) -> tuple[Floats, NDArray[np.intp]]:
         """When a verdict at `t_y` ends: the first death among the priests who count then.
@@ -145,13 +155,13 @@ class Succession:
             Year of the releasing death and the row of the priest who died; ``inf`` and -1 when
             no high priest is in office at `t_y` (Mishnah Makkot 2:7: exile for life).
         """
-        pr = self.priests
+        pr = self._columns
         t = np.asarray(t_y, dtype=float)[None, :]
-        appointed, end = pr["appointed_y"].to_numpy()[:, None], pr["term_end_y"].to_numpy()[:, None]
-        died = pr["died_y"].to_numpy()[:, None]
-        is_hp = (pr["office"] == "high_priest").to_numpy()[:, None]
+        appointed, end = pr["appointed_y"][:, None], pr["term_end_y"][:, None]
+        died = pr["died_y"][:, None]
+        is_hp = (pr["office"] == "high_priest")[:, None]
         serving = (appointed <= t) & (t < end)
-        former = is_hp & pr["stood_down"].to_numpy()[:, None] & (end <= t) & (t < died)
+        former = is_hp & pr["stood_down"][:, None] & (end <= t) & (t < died)
         counts = (serving & (is_hp | (war_priest == "judah"))) | former
         deaths = np.where(counts, died, np.inf)
         first = np.argmin(deaths, axis=0)

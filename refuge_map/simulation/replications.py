@@ -89,7 +89,7 @@ def headline_of(
     scenario: Scenario,
     overall: dict[str, Any],
     exile: dict[str, Any] | None,
-    entered_y: pd.Series | None,
+    entered_y: pd.Series | NDArray[np.float64] | None,
     priests: pd.DataFrame | None,
 ) -> dict[str, float]:
     """`headline` from a run's parts, without its tables: the summary's ``overall`` and
@@ -111,10 +111,12 @@ def headline_of(
     return row
 
 
-def _release_y(entered_y: pd.Series, priests: pd.DataFrame, war_priest: str) -> float:
+def _release_y(
+    entered_y: pd.Series | NDArray[np.float64], priests: pd.DataFrame, war_priest: str
+) -> float:
     """The year of the death that releases one who entered exile at the run's median entry
     (`Succession.release`); NaN if nobody entered, inf with no high priest in office."""
-    entered = entered_y.dropna()
+    entered = pd.Series(entered_y, dtype=float).dropna()
     if entered.empty:
         return math.nan
     succession = Succession(priests)

@@ -52,14 +52,6 @@ def _after(clock: Floats, draws: Floats, rate: float) -> Floats:
     return clock + draws / rate if rate > 0 else np.full(len(clock), np.inf)
 
 
-def _city_roads(world: World) -> Floats:
-    """Road distance (metres) between the sites of every two cities; inf on the diagonal."""
-    k = len(world.city_ids)
-    a, b = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
-    dist = world.road_distance(world.sites(a), world.sites(b))
-    return np.where(a == b, np.inf, dist).reshape(k, k)
-
-
 @dataclass
 class City:
     """The years of the exiles in their cities, a round of events at a time."""
@@ -110,8 +102,7 @@ class City:
     def _pay_rent(self, idx: Ints, until_y: Floats) -> None:
         """Close each stay in a city; he pays the Levites for it in one of the 42 (Rambam,
         Rotzeach 8:10), and in the six under R. Judah (Mishnah Makkot 2:8)."""
-        kind = self.world.network.cities["kind"].to_numpy(str)[self.people.city[idx]]
-        levitical = kind == "levitical"
+        levitical = self.world.city_kinds(self.people.city[idx]) == "levitical"
         pays = pays_rent(self.options, levitical)
         self.stay_from[idx[~pays]] = until_y[~pays]
         idx, until_y, levitical = idx[pays], until_y[pays], levitical[pays]
@@ -121,7 +112,7 @@ class City:
             self.ledger.append(
                 {
                     "incident": idx,
-                    "city": np.array(self.world.city_ids)[self.people.city[idx]],
+                    "city": self.world.city_names(self.people.city[idx]),
                     "from_y": self.stay_from[idx],
                     "to_y": until_y,
                     "years": years,
@@ -269,7 +260,7 @@ class City:
 
     def _move_city(self, idx: Ints, t_y: Floats) -> None:
         """A Levite is banished to the nearest other city by road (Makkot 12b)."""
-        people, roads = self.people, _city_roads(self.world)
+        people, roads = self.people, self.world.city_roads
         to = np.argmin(roads[people.city[idx]], axis=1)
         walk_y = roads[people.city[idx], to] / self.world.fugitive_road[idx] / YEAR_S
         self._pay_rent(idx, t_y)

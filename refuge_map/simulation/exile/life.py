@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from geo import to_lonlat
 from refuge_map.law import judge
 from refuge_map.simulation.events import EVENT_FIELDS, EXILE_KINDS, RESIDENCE_KINDS, EventLog
 from refuge_map.simulation.exile.city import LEDGER, City
-from refuge_map.simulation.exile.people import Manslayers
+from refuge_map.simulation.exile.people import Manslayers, manslayer_table
 from refuge_map.simulation.exile.release import priest_deaths, succession_of
 from refuge_map.simulation.exile.rules import holds, places_of_exile
 from refuge_map.simulation.exile.trial import trial
@@ -42,9 +43,8 @@ class ExileLife:
         when first asked for: a replication's headline needs neither).
     world
         The world of the run (the clock of `residence`).
-    manslayers
-        One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life exile
-        and why, years in exile, Levite, office, moves and goings-out.
+    by_incident
+        One array per column of `manslayers` (`Manslayers.columns`).
     ledger
         Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city; empty under
         R. Meir.
@@ -56,7 +56,7 @@ class ExileLife:
 
     log: EventLog
     world: World
-    manslayers: pd.DataFrame
+    by_incident: dict[str, NDArray[Any]]
     ledger: pd.DataFrame
     priests: pd.DataFrame
     opinions: dict[str, Any]
@@ -64,6 +64,12 @@ class ExileLife:
     @cached_property
     def _frame(self) -> pd.DataFrame:
         return self.log.frame()
+
+    @cached_property
+    def manslayers(self) -> pd.DataFrame:
+        """One row per incident: ``outcome`` (`EXILE_OUTCOMES`), case, verdict, city, life
+        exile and why, years in exile, Levite, office, moves and goings-out."""
+        return manslayer_table(self.by_incident)
 
     @cached_property
     def events(self) -> pd.DataFrame:
@@ -172,7 +178,7 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     return ExileLife(
         log=log,
         world=world,
-        manslayers=people.table(flight, options),
+        by_incident=people.columns(flight, options),
         ledger=ledger.sort_values(["incident", "from_y"], kind="stable").reset_index(drop=True),
         priests=succession.priests,
         opinions=exile_opinions(options, world.bough_opinion),

@@ -158,34 +158,37 @@ class Manslayers:
         counts: NDArray[np.int64] = getattr(self, what)
         counts[idx] += 1
 
-    def table(self, flight: Flight, options: ExileOptions) -> pd.DataFrame:
-        """One row per incident: his outcome, case, verdict, term and life in the city."""
+    def columns(self, flight: Flight, options: ExileOptions) -> dict[str, NDArray[Any]]:
+        """One value per incident of each column of his row (`manslayer_table`): his outcome,
+        case, verdict, term and life in the city (all a summary reads)."""
         labels = np.array([choice.label for choice in options.cases])
         reason = pd.Series(self.life_reason).map(LIFE_REASONS).fillna("").to_numpy(str)
         entered = np.isfinite(self.entered_y)
         released = self.outcome == "released"
-        frame = pd.DataFrame(
-            {
-                "outcome": self.outcome.astype(str),
-                "fled_to": flight.outcomes["city"].to_numpy(str),
-                "city": np.where(
-                    self.city >= 0, np.array([*flight.world.city_ids, ""])[self.city], ""
-                ),
-                "case": labels[self.case],
-                "verdict": np.where(self.tried, self.verdict, ""),
-                "life_exile": entered & (reason != ""),
-                "life_reason": np.where(entered, reason, ""),
-                "levite": self.levite,
-                "student": self.student,
-                "held_office": self.office,
-                "office_restored": office_restored(self.office, released, options),
-                "entered_y": self.entered_y,
-                "end_y": self.end_y,
-                "years_in_exile": self.end_y - self.entered_y,
-                "deterred_on_trial_road": self.deterred,
-                "went_out": self.left,
-                "killed_again": self.killed_again,
-            }
-        )
-        frame.index.name = "incident"
-        return frame
+        return {
+            "outcome": self.outcome.astype(str),
+            "fled_to": flight.outcomes["city"].to_numpy(str),
+            "city": np.where(self.city >= 0, flight.world.city_names(self.city), ""),
+            "case": labels[self.case],
+            "verdict": np.where(self.tried, self.verdict, ""),
+            "life_exile": entered & (reason != ""),
+            "life_reason": np.where(entered, reason, ""),
+            "levite": self.levite,
+            "student": self.student,
+            "held_office": self.office,
+            "office_restored": office_restored(self.office, released, options),
+            "entered_y": self.entered_y,
+            "end_y": self.end_y,
+            "years_in_exile": self.end_y - self.entered_y,
+            "deterred_on_trial_road": self.deterred,
+            "went_out": self.left,
+            "killed_again": self.killed_again,
+        }
+
+
+def manslayer_table(columns: dict[str, NDArray[Any]]) -> pd.DataFrame:
+    """One row per incident (index ``incident``): his outcome, case, verdict, term and life in
+    the city, from `Manslayers.columns`."""
+    frame = pd.DataFrame(columns)
+    frame.index.name = "incident"
+    return frame

@@ -89,8 +89,7 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
     """Outcomes of every manslayer (overall, by city fled to, by verdict, by case), years in
     exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
     living in each city over the years, the opinions."""
-    frame, ledger = life.manslayers, life.ledger
-    column = {name: frame[name].to_numpy() for name in frame.columns}
+    column, ledger = life.by_incident, life.ledger
     entered_y = column["entered_y"].astype(float)
     entered = ~np.isnan(entered_y)
     codes = _outcome_codes(column["outcome"])
