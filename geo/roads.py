@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from itertools import pairwise
 from os import PathLike
 from pathlib import Path
@@ -442,24 +443,31 @@ class _Flood:
     city: NDArray[np.str_]
 
 
+Floats = NDArray[np.float64]
+
+
 @dataclass(frozen=True)
 class _Segments:
     """The roads' straight segments as arrays, for snapping by brute force when they are few.
 
     Projecting every position onto every segment in numpy needs no shapely point per position
     and is about ten times faster than the STRtree for a network of some dozens of segments
-    (the shipped one has 57); past `MAX` segments the STRtree wins.
+    (the shipped one has 174); past `MAX` segments the STRtree wins. Many positions at once go
+    through a grid of cells (`_Grid`) that keeps, per cell, only the segments that can be
+    nearest to a point in it: the same answer, bit for bit, at a fraction of the work.
     """
 
     MAX: ClassVar[int] = 4096
     #: Positions per block: the (block x segments) temporaries stay in the cache (256 is about
     #: twice as fast as 2048 for the shipped network's 174 segments)
     CHUNK: ClassVar[int] = 256
+    #: Positions at once from which the grid is worth building (once per network).
+    GRID_FROM: ClassVar[int] = 512
 
-    start: NDArray[np.float64]  # (n, 2) first point of each segment
-    delta: NDArray[np.float64]  # (n, 2) segment vector
+    start: Floats  # (n, 2) first point of each segment
+    delta: Floats  # (n, 2) segment vector
     edge: NDArray[np.intp]  # edge index of each segment
-    before_m: NDArray[np.float64]  # length of the edge before the segment starts
+    before_m: Floats  # length of the edge before the segment starts
 
     @classmethod
     def of(cls, edge_geometries: NDArray[Any]) -> _Segments:
@@ -476,45 +484,142 @@ class _Segments:
     def few(self) -> bool:
         return 0 < len(self.edge) <= self.MAX
 
+    @cached_property
+    def _length2(self) -> Floats:
+        """|d|^2 of each segment."""
+        dx, dy = self.delta[:, 0], self.delta[:, 1]
+        return dx * dx + dy * dy
+
+    @cached_property
+    def _inverse(self) -> Floats:
+        """1 / |d|^2 of each segment (0 for a segment of no length)."""
+        squared = self._length2
+        return np.divide(1.0, squared, out=np.zeros_like(squared), where=squared > 0)
+
+    def squared(self, x: Floats, y: Floats, seg: NDArray[np.intp] | slice) -> Floats:
+        """Squared distance from each position (a column: ``x[:, None]``) to segments `seg`
+        (a slice of all of them, or one row of segment indices per position)."""
+        ax, ay, dx, dy = (a[seg] for a in (*self.start.T, *self.delta.T))
+        rx, ry = x - ax, y - ay
+        # (rx - t dx)^2 + (ry - t dy)^2 with t = clip((rx dx + ry dy) / |d|^2, 0, 1), in
+        # place: a block's few temporaries stay in the cache
+        t = rx * dx
+        t += ry * dy
+        t *= self._inverse[seg]
+        np.clip(t, 0.0, 1.0, out=t)
+        step = t * dx
+        rx -= step
+        np.multiply(t, dy, out=step)
+        ry -= step
+        rx *= rx
+        ry *= ry
+        rx += ry
+        return rx
+
+    @cached_property
+    def _grid(self) -> _Grid:
+        return _Grid.of(self)
+
     def nearest(
-        self, x: NDArray[np.float64], y: NDArray[np.float64]
-    ) -> tuple[
-        NDArray[np.intp],
-        NDArray[np.float64],
-        NDArray[np.float64],
-        NDArray[np.float64],
-        NDArray[np.float64],
-    ]:
+        self, x: Floats, y: Floats
+    ) -> tuple[NDArray[np.intp], Floats, Floats, Floats, Floats]:
         """Edge, distance along it, off-road distance and x, y of the nearest point on any
-        segment."""
+        segment (the first segment of the nearest, where several are)."""
+        best = np.empty(len(x), dtype=np.intp)
+        rest = np.arange(len(x))
+        if len(x) >= self.GRID_FROM:
+            rest = self._grid.nearest(self, x, y, best)
+        every = slice(None)
+        for first in range(0, len(rest), self.CHUNK):
+            block = rest[first : first + self.CHUNK]
+            best[block] = self.squared(x[block, None], y[block, None], every).argmin(axis=1)
         ax, ay = self.start[:, 0], self.start[:, 1]
         dx, dy = self.delta[:, 0], self.delta[:, 1]
-        squared = dx * dx + dy * dy
-        inverse = np.divide(1.0, squared, out=np.zeros_like(squared), where=squared > 0)
-        best = np.empty(len(x), dtype=np.intp)
-        for first in range(0, len(x), self.CHUNK):
-            block = slice(first, first + self.CHUNK)
-            # (rx - t dx)^2 + (ry - t dy)^2 with t = clip((rx dx + ry dy) / |d|^2, 0, 1), in
-            # place: a block's few temporaries stay in the cache
-            rx, ry = x[block, None] - ax, y[block, None] - ay
-            t = rx * dx
-            t += ry * dy
-            t *= inverse
-            np.clip(t, 0.0, 1.0, out=t)
-            step = t * dx
-            rx -= step
-            np.multiply(t, dy, out=step)
-            ry -= step
-            rx *= rx
-            ry *= ry
-            rx += ry
-            best[block] = rx.argmin(axis=1)
         rx, ry = x - ax[best], y - ay[best]
-        t = np.clip((rx * dx[best] + ry * dy[best]) * inverse[best], 0.0, 1.0)
+        t = np.clip((rx * dx[best] + ry * dy[best]) * self._inverse[best], 0.0, 1.0)
         foot_x, foot_y = ax[best] + t * dx[best], ay[best] + t * dy[best]
         offroad = np.hypot(x - foot_x, y - foot_y)
-        along = self.before_m[best] + t * np.sqrt(squared[best])
+        along = self.before_m[best] + t * np.sqrt(self._length2[best])
         return self.edge[best], along, offroad, foot_x, foot_y
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Cells over the segments' extent, each with the segments that can be nearest to a point
+    in it: those whose bounding box is no farther from the cell than the bound of the cell
+    (the least, over segments, of the largest distance from the cell to the segment; the
+    distance to a segment is convex, so over a cell it is largest at a corner). Every segment
+    nearest to some point of the cell is among them, in index order, so the first nearest is
+    the one the brute force finds.
+    """
+
+    CELLS: ClassVar[int] = 32  # per side (64: a little faster to query, 3x slower to build)
+    BLOCK: ClassVar[int] = 4096  # positions per block
+
+    origin: Floats  # (2,) lower left corner
+    size: Floats  # (2,) cell width and height
+    candidates: NDArray[np.intp]  # (cells, k) segment indices, padded with the last one
+    count: NDArray[np.intp]  # (cells,) how many of a row are candidates
+
+    @classmethod
+    def of(cls, segments: _Segments) -> _Grid:
+        ends = np.vstack([segments.start, segments.start + segments.delta])
+        low, high = ends.min(axis=0) - 1.0, ends.max(axis=0) + 1.0
+        g = cls.CELLS
+        size = (high - low) / g
+        cx, cy = np.meshgrid(*(low[k] + size[k] * np.arange(g + 1) for k in (0, 1)), indexing="ij")
+        every = slice(None)
+        corner = np.sqrt(segments.squared(cx.reshape(-1, 1), cy.reshape(-1, 1), every))
+        corner = corner.reshape(g + 1, g + 1, -1)
+        farthest = np.maximum.reduce(
+            [corner[:-1, :-1], corner[1:, :-1], corner[:-1, 1:], corner[1:, 1:]]
+        )
+        # a little slack for rounding: a segment too many costs time, one too few a wrong road
+        bound = farthest.min(axis=2, keepdims=True) * (1 + 1e-9) + 1e-6
+        seg_low, seg_high = np.minimum(*np.split(ends, 2)), np.maximum(*np.split(ends, 2))
+        cell_low = [low[k] + size[k] * np.arange(g) for k in (0, 1)]
+        gap = [
+            np.maximum(
+                np.maximum(seg_low[:, k] - (cell_low[k] + size[k])[:, None], 0.0),
+                cell_low[k][:, None] - seg_high[:, k],
+            )
+            for k in (0, 1)
+        ]  # (g, segments) per axis
+        near = np.hypot(gap[0][:, None, :], gap[1][None, :, :]) <= bound
+        near = near.reshape(g * g, -1)
+        count = near.sum(axis=1)
+        order = np.argsort(~near, axis=1, kind="stable")[:, : count.max()]
+        last = order[np.arange(len(order)), np.maximum(count - 1, 0)]
+        padded = np.where(np.arange(order.shape[1]) < count[:, None], order, last[:, None])
+        return cls(low, size, padded, count)
+
+    def nearest(
+        self, segments: _Segments, x: Floats, y: Floats, best: NDArray[np.intp]
+    ) -> NDArray[np.intp]:
+        """Write into `best` the nearest of `segments` (those the grid was made of) to each
+        position inside the grid; return the indices of the others."""
+        cell = np.floor((np.column_stack([x, y]) - self.origin) / self.size)
+        inside = ((cell >= 0) & (cell < self.CELLS)).all(axis=1)
+        index = np.where(inside, cell[:, 0] * self.CELLS + cell[:, 1], 0).astype(np.intp)
+        count = np.where(inside, self.count[index], 0)
+        low = 0
+        for k in self._widths():  # positions whose cells have (low, k] candidates: k columns
+            tier = np.flatnonzero((count > low) & (count <= k))
+            for first in range(0, len(tier), self.BLOCK):
+                rows = tier[first : first + self.BLOCK]
+                seg = self.candidates[index[rows], :k]
+                distance = segments.squared(x[rows, None], y[rows, None], seg)
+                best[rows] = seg[np.arange(len(rows)), distance.argmin(axis=1)]
+            low = k
+        return np.flatnonzero(~inside)
+
+    def _widths(self) -> list[int]:
+        """Candidate counts 4, 8, 16, ... up to the largest (the columns a tier reads)."""
+        widest = self.candidates.shape[1]
+        widths = [4]
+        while widths[-1] < widest:
+            widths.append(min(2 * widths[-1], widest))
+        return widths
 
 
 class RoadRouter:

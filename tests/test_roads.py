@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString, Point, box
 
+from geo import load_network
 from geo._errors import DataFileError, ParameterError
 from geo.crs import REGION_CRS
 from geo.hydrography import (
@@ -228,6 +229,22 @@ def test_snap_finds_the_nearest_road(router: RoadRouter, points: list[tuple[floa
     snap = router.snap(x, y)
     brute = shapely.distance(shapely.points(x, y)[:, None], router.edge_geometries[None, :])
     np.testing.assert_allclose(snap.offroad_m, brute.min(axis=1), atol=1e-6)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_many_positions_snap_as_each_alone(seed: int) -> None:
+    # thousands at once go through the grid of cells; a hundred at a time, by brute force over
+    # every segment of the shipped network: the same edge, place and distance, bit for bit
+    router = load_network().router
+    left, bottom, right, top = shapely.total_bounds(router.edge_geometries)
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([rng.uniform(left - 5e3, right + 5e3, 6000), np.full(100, left - 1.0)])
+    y = np.concatenate([rng.uniform(bottom - 5e3, top + 5e3, 6000), rng.uniform(bottom, top, 100)])
+    many = router.snap(x, y)
+    alone = [router.snap(x[k : k + 100], y[k : k + 100]) for k in range(0, len(x), 100)]
+    for name in ("edge", "along_m", "offroad_m", "foot_x", "foot_y"):
+        joined = np.concatenate([getattr(part, name) for part in alone])
+        np.testing.assert_array_equal(getattr(many, name), joined, err_msg=name)
 
 
 def test_node_distances_from_a_node(router: RoadRouter) -> None:
