@@ -12,12 +12,11 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from geo import to_lonlat
-from refuge_map.law import judge
 from refuge_map.simulation.events import EVENT_FIELDS, EXILE_KINDS, RESIDENCE_KINDS, EventLog
 from refuge_map.simulation.exile.city import LEDGER, City
 from refuge_map.simulation.exile.people import Manslayers, manslayer_table
 from refuge_map.simulation.exile.release import priest_deaths, succession_of
-from refuge_map.simulation.exile.rules import holds, places_of_exile
+from refuge_map.simulation.exile.rules import holds, places_of_exile, rulings_of
 from refuge_map.simulation.exile.trial import trial
 from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions
@@ -150,7 +149,7 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
         ledger, the priests and the opinions.
     """
     rngs, world = streams(seed, STREAMS, key=EXILE_STREAM), flight.world
-    rulings = [judge(choice.case, options.law) for choice in options.cases]
+    rulings = list(rulings_of(options))
     people = Manslayers.draw(flight, options, rulings, rngs)
     succession = succession_of(options, rngs, people.case, world.t0_s / YEAR_S)
     log = EventLog(flight.dt_s, EXILE_KINDS)

@@ -6,6 +6,8 @@ succession itself is drawn by `refuge_map.simulation.priesthood`.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -59,12 +61,17 @@ def release_year(succession: Succession, t_y: Floats, options: ExileOptions) -> 
 def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) -> None:
     """One event per priest who dies within the horizon (they release, Mishnah Makkot 2:6)."""
     priests = succession.priests
-    dead = priests[priests["died_y"] <= options.horizon_years]
-    lon, lat = named_places()["jerusalem"]
-    temple = np.tile(np.concatenate(to_metric(lon, lat), axis=None), (len(dead), 1))
+    died_y = priests["died_y"].to_numpy(float)
+    dead = died_y <= options.horizon_years
+    office = priests["office"].to_numpy(str)[dead]
+    temple = np.tile(_temple(), (len(office), 1))
     war = holds("exile.priesthood.war_priest", options.priesthood.war_priest)
     rule = np.select(
-        [dead["office"] == "war_priest", dead["stood_down"], dead["term_end"] == "killed"],
+        [
+            office == "war_priest",
+            priests["stood_down"].to_numpy(bool)[dead],
+            priests["term_end"].to_numpy(str)[dead] == "killed",
+        ],
         [
             f"the priest anointed for war died; {war}",
             "a high priest who had stood down died",
@@ -72,13 +79,20 @@ def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) 
         ],
         "the high priest died",
     )
-    for office in ("high_priest", "war_priest"):
-        rows = (dead["office"] == office).to_numpy()
+    for name in ("high_priest", "war_priest"):
+        rows = office == name
         log.event(
             "high_priest_died",
             np.full(rows.sum(), -1),
-            office,
-            dead["died_y"].to_numpy()[rows] * YEAR_S,
+            name,
+            died_y[dead][rows] * YEAR_S,
             temple[rows],
             rule=rule[rows],
         )
+
+
+@cache
+def _temple() -> Floats:
+    """Where the priests die, for their events: Jerusalem (metric x, y)."""
+    lon, lat = named_places()["jerusalem"]
+    return np.concatenate(to_metric(lon, lat), axis=None)

@@ -7,6 +7,7 @@ other modules call these rules and never write one inline.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -136,9 +137,18 @@ def _again(case: Case, levite: bool) -> Case:
     return Case.model_validate(data)
 
 
+@lru_cache(maxsize=16)
+def rulings_of(options: ExileOptions) -> tuple[Ruling, ...]:
+    """The ruling on each of the scenario's cases under its opinions (`refuge_map.law.judge`),
+    judged once per options however many replications live the exile."""
+    return tuple(judge(choice.case, options.law) for choice in options.cases)
+
+
+@lru_cache(maxsize=16)
 def places_of_exile(options: ExileOptions) -> dict[tuple[int, bool], Place]:
     """Mishnah Makkot 2:7: each exile case judged again as a killing inside the city, by a
-    Levite or not: banished to another neighbourhood, or a Levite to another city."""
+    Levite or not: banished to another neighbourhood, or a Levite to another city (judged once
+    per options; the mapping is shared, read only)."""
     placed = {}
     for k, choice in enumerate(options.cases):
         for levite in (False, True) if can_be_levite(choice.case) else (choice.case.killer.levite,):

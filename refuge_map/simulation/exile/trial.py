@@ -154,15 +154,16 @@ def trial(
     """Fetch every arrived manslayer to trial and back (Numbers 35:24-25); return the exiles
     and when they are back in their city (years)."""
     outcomes = flight.outcomes
-    arrived = np.flatnonzero(outcomes["outcome"].to_numpy() == ARRIVAL)
-    leg = Leg.of(flight.world, outcomes[["x", "y"]].to_numpy(float))
+    arrived = np.flatnonzero(outcomes["outcome"].to_numpy(str) == ARRIVAL)
+    end_xy = np.column_stack([outcomes["x"].to_numpy(float), outcomes["y"].to_numpy(float)])
+    leg = Leg.of(flight.world, end_xy)
     avenger_off = outcomes["deterred"].to_numpy(bool) | outcomes["gave_up"].to_numpy(bool)
     world = flight.world
     walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
     fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.uniform(
         *options.trial.days_until_trial, len(arrived)
     )
-    start_xy = outcomes[["x", "y"]].to_numpy(float)[arrived]
+    start_xy = end_xy[arrived]
     city_names = flight.world.city_names(people.city[arrived])
     log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
     alive = walk.way(arrived, fetch_s, outward=True)
