@@ -9,7 +9,8 @@ the tables do not depend on the horizon), without the exile, and times its phase
   before, once per process, and not counted);
 - stepping: `fly`;
 - tables: `make_run` (events, trajectories, summary);
-- writing: `write_run` into a temporary folder.
+- writing: `write_run` into a temporary folder (of the run alone: the world and the flight
+  are dropped once the run is made, as `simulate` drops them).
 
 Printed per size: each phase's wall and CPU seconds, the ratio of set-up plus tables to the
 stepping (the goal is at most 1), and the peak memory per incident: the process's maximum
@@ -43,10 +44,10 @@ PHASES = ("set-up", "stepping", "tables", "writing")
 Seconds = tuple[float, float]  # wall, CPU
 
 
-def _clock(fn: Callable[[], Any]) -> tuple[Any, Seconds]:
-    """The result of `fn` and its wall and CPU seconds."""
+def _clock(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Seconds]:
+    """The result of ``fn(*args, **kwargs)`` and its wall and CPU seconds."""
     start, cpu = time.perf_counter(), time.process_time()
-    result = fn()
+    result = fn(*args, **kwargs)
     return result, (time.perf_counter() - start, time.process_time() - cpu)
 
 
@@ -75,11 +76,12 @@ def one_size(n: int, *, record: bool) -> dict[str, Any]:
     scenario_network(scenario)  # the network, built once per process: not counted
     before = _rss_bytes()
     times: dict[str, Seconds] = {}
-    world, times["set-up"] = _clock(lambda: build_world(scenario, scenario.seed))
-    flight, times["stepping"] = _clock(lambda: fly(scenario, world, record=record))
-    run, times["tables"] = _clock(lambda: make_run(scenario, scenario.seed, flight))
+    world, times["set-up"] = _clock(build_world, scenario, scenario.seed)
+    flight, times["stepping"] = _clock(fly, scenario, world, record=record)
+    run, times["tables"] = _clock(make_run, scenario, scenario.seed, flight)
+    del world, flight  # as `simulate` returns the run alone: the flight is not kept
     with tempfile.TemporaryDirectory() as tmp:
-        _, times["writing"] = _clock(lambda: write_run(run, Path(tmp) / "run"))
+        _, times["writing"] = _clock(write_run, run, Path(tmp) / "run")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "times": times,

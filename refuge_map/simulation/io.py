@@ -10,6 +10,7 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import shapely
 
@@ -95,11 +96,15 @@ def write_parquet(
     schema = _schema(columns, text, None if points is None else frame[list(points)], at)
     # a row group at a time (the groups `pyarrow.parquet.write_table` makes): the texts of one
     # group only are ever spelled out row by row
-    with pq.ParquetWriter(path, schema, compression="snappy") as writer:
+    # the system allocator returns a row group's buffers once written (pyarrow's default pool
+    # keeps them): the peak of a large run is one group's texts, not the file's
+    pool = pa.system_memory_pool()
+    with pq.ParquetWriter(path, schema, compression="snappy", memory_pool=pool) as writer:
         for start in range(0, len(frame), ROW_GROUP) or [0]:
             rows = slice(start, start + ROW_GROUP)
-            table = _table(frame.iloc[rows], columns.iloc[rows], text, schema, points, at)
+            table = _table(frame.iloc[rows], columns.iloc[rows], text, schema, points, at, pool)
             writer.write_table(table)
+            del table
 
 
 #: Rows per row group: pyarrow's default (`pyarrow.parquet.write_table`'s groups).
@@ -113,19 +118,27 @@ def _table(
     schema: pa.Schema,
     points: tuple[str, str] | None,
     at: int,
+    pool: pa.MemoryPool,
 ) -> pa.Table:
     """The Arrow table `write_parquet` writes of `frame` (`columns`: its columns but the
     `points`, whose geometry goes in at column `at`; `text`: the categorical ones), with
-    `schema`."""
-    arrays = [_text_array(columns[name]) if name in text else None for name in columns.columns]
+    `schema`, its texts and points in `pool`."""
+    arrays = [
+        _text_array(columns[name], pool) if name in text else None for name in columns.columns
+    ]
     plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
-        plain.column(name).combine_chunks() if array is None else array
+        _one_chunk(plain.column(name)) if array is None else array
         for name, array in zip(columns.columns, arrays, strict=True)
     ]
     if points is not None:
         arrays.insert(at, _wkb_points(frame[points[0]].to_numpy(), frame[points[1]].to_numpy()))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
+    """A column as one array: its only chunk as it is (numbers from numpy are not copied)."""
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _categorical(frame: pd.DataFrame) -> list[str]:
@@ -167,10 +180,10 @@ def _schema(
     return pq.read_schema(pa.BufferReader(buffer.getvalue()))
 
 
-def _text_array(column: pd.Series) -> pa.Array:
+def _text_array(column: pd.Series, pool: pa.MemoryPool) -> pa.Array:
     """A categorical column as the text pandas writes for its strings (``large_string``)."""
     categories = pa.Array.from_pandas(column.cat.categories).cast(pa.large_string())
-    return categories.take(pa.array(column.cat.codes.to_numpy()))
+    return pc.take(categories, pa.array(column.cat.codes.to_numpy()), memory_pool=pool)
 
 
 #: A 2D Point in ISO WKB: byte order (1: little endian), geometry type (1: Point), x, y.

@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, Any
 import geopandas as gpd
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
 from geo import WGS84, to_lonlat
 from refuge_map.opinions import DISPUTES
+from refuge_map.simulation._memory import release_freed
 from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES, OUTCOME_EVENTS, concat_events
 from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.provenance import parameters
@@ -171,14 +173,37 @@ AGENTS = (
 
 def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> pd.Categorical:
     """``i{incident:04d}-{suffix}`` for each row (wider numbers for 10,000 incidents or more),
-    categorical: each agent's id written once, the categories in the ids' text order."""
+    categorical: each agent's id written once (its bytes by numpy, no Python string per
+    agent), the categories in the ids' text order."""
     width = max(4, len(str(n - 1)))
     by_name = np.argsort([suffix for _, suffix in AGENTS]).argsort()  # suffix -> text rank
     key = np.asarray(incident, dtype=np.int64) * len(AGENTS) + by_name[code]
     keys, codes = np.unique(key, return_inverse=True)
-    suffixes = sorted(suffix for _, suffix in AGENTS)
-    names = [f"i{k // len(AGENTS):0{width}d}-{suffixes[k % len(AGENTS)]}" for k in keys.tolist()]
+    suffixes = [f"-{suffix}" for suffix in sorted(suffix for _, suffix in AGENTS)]
+    names = _texts(keys // len(AGENTS), width, keys % len(AGENTS), suffixes)
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype="str"))
+
+
+def _texts(
+    number: NDArray[np.int64], width: int, which: NDArray[np.int64], suffixes: list[str]
+) -> pa.Array:
+    """``f"i{number:0{width}d}{suffixes[which]}"`` for each row (ASCII suffixes, numbers of
+    at most `width` digits) as an Arrow string array, spelled out byte by byte by numpy."""
+    tails = [suffix.encode("ascii") for suffix in suffixes]
+    length = 1 + width + np.array([len(tail) for tail in tails])[which]
+    offsets = np.zeros(len(number) + 1, dtype=np.int64)
+    np.cumsum(length, out=offsets[1:])
+    start = offsets[:-1]
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    data[start] = ord("i")
+    for k in range(width):  # the digits, most significant first
+        data[start + 1 + k] = ord("0") + number // 10 ** (width - 1 - k) % 10
+    for kind, tail in enumerate(tails):
+        rows = start[which == kind] + 1 + width
+        for k, byte in enumerate(tail):
+            data[rows + k] = byte
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    return pa.Array.from_buffers(pa.large_string(), len(number), buffers)
 
 
 def _one_text(value: str, n: int) -> pd.Categorical:
@@ -232,6 +257,7 @@ def make_run(scenario: Scenario, seed: int, flight: Flight, life: ExileLife | No
     Run
         The events, trajectories, summary and opinions (and the exile's tables, with `life`).
     """
+    release_freed(flight.world.n)  # what the flight's working arrays held, before the tables
     run_id = f"{scenario.name}-{scenario.key}-s{seed}"
     events = _events(flight, life, scenario, run_id, seed)
     tracks = _trajectories(flight, scenario, run_id, seed)
@@ -350,12 +376,15 @@ def _event_agents(raw: pd.DataFrame, n: int) -> pd.Categorical:
     (Simulation II: he is of no incident, incident -1)."""
     incident = raw["incident"].to_numpy(np.int64)
     ours = incident >= 0
-    code = np.where(raw["role"].to_numpy(str) == "fugitive", 0, 1)
+    role = pd.Categorical(raw["role"])  # (its codes: no string per row)
+    fugitive = role.categories.get_indexer(["fugitive"])[0]
+    code = np.where(role.codes == fugitive, 0, 1)
     ids = agent_ids(incident[ours], code[ours], n)
     if ours.all():
         return ids
-    priests = pd.Categorical(raw["role"].to_numpy(str)[~ours])
-    categories = pd.Index([*ids.categories, *priests.categories], dtype="str")
+    priests = pd.Categorical(role.categories.to_numpy(str)[role.codes[~ours]])
+    texts = [ids.categories.to_numpy(str), priests.categories.to_numpy(str)]
+    categories = pd.Index(np.concatenate(texts), dtype="str")
     codes = np.empty(len(raw), dtype=np.int64)
     codes[ours] = ids.codes
     codes[~ours] = priests.codes.astype(np.int64) + len(ids.categories)
