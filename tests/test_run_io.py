@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyogrio
 import pytest
@@ -18,6 +19,7 @@ from refuge_map.simulation import (
     write_run,
 )
 from refuge_map.simulation.io import RUN_FILES, write_parquet
+from refuge_map.simulation.run import agent_ids
 
 TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
 
@@ -131,3 +133,15 @@ def test_columnwise_geoparquet_is_the_file_geopandas_writes(run: Run, tmp_path: 
         "geometry",
         "run",
     ]
+
+
+@pytest.mark.parametrize("n", [3, 10_000, 123_456])
+def test_agent_ids_are_the_incident_padded_and_the_agent(n: int) -> None:
+    incident = np.array([0, n - 1, 7 % n, 0, n - 1])
+    code = np.array([0, 1, 2, 3, 0])  # fugitive, avenger, escort1, escort2 (AGENTS)
+    ids = agent_ids(incident, code, n)
+    width = max(4, len(str(n - 1)))
+    suffix = ["fugitive", "avenger", "escort1", "escort2"]
+    expected = [f"i{i:0{width}d}-{suffix[c]}" for i, c in zip(incident, code, strict=True)]
+    assert list(ids.astype(str)) == expected
+    assert list(ids.categories) == sorted(set(expected))  # each id once, in text order
