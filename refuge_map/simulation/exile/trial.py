@@ -103,11 +103,17 @@ class TrialLeg:
         speaker = persuader(
             rng, n, escorts=True, escorts_p=trial.persuade_p, plea=self.plea, plea_p=self.plea_p
         )
-        at = np.where(along < leg.dist_m[idx], along, 0.0)
-        when, where = leg.arrival_s(idx, t_s, at), leg.point(idx, at, outward=outward)
-        protected = world.network.city_xy(where[:, 0], where[:, 1], t=world.year[idx])[0] >= 0
+        on_way = along < leg.dist_m[idx]
+        when = leg.arrival_s(idx, t_s, np.where(on_way, along, 0.0))
         pursuing = ~self.avenger_off[idx] & (when < world.give_up_s[idx])
-        struck = (along < leg.dist_m[idx]) & pursuing & ~protected
+        # where he would strike, for those he may: never where the refuge protects (2:7)
+        may = np.flatnonzero(on_way & pursuing)
+        where, protected = np.full((n, 2), np.nan), np.zeros(n, dtype=bool)
+        if may.size:
+            where[may] = leg.point(idx[may], along[may], outward=outward)
+            x, y = where[may, 0], where[may, 1]
+            protected[may] = world.network.city_xy(x, y, t=world.year[idx[may]])[0] >= 0
+        struck = on_way & pursuing & ~protected
         return struck, np.where(struck, speaker, 0), when, where
 
     def way(self, idx: Ints, t_s: Floats, *, outward: bool) -> Bools:
