@@ -170,7 +170,7 @@ def _r2(x: NDArray[np.float64], y: NDArray[np.float64]) -> float | None:
     if len(both) < 3 or any(len(np.unique(column)) < 2 for column in both.T):
         return None
     ranked = np.column_stack([_ranks(column) for column in both.T])
-    rho = np.corrcoef(ranked, rowvar=False)[1, 0]
+    rho = np.asarray(np.corrcoef(ranked, rowvar=False))[1, 0]
     return round(float(rho**2), 4)
 
 

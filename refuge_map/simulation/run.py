@@ -377,8 +377,7 @@ def _event_agents(raw: pd.DataFrame, n: int) -> pd.Categorical:
     incident = raw["incident"].to_numpy(np.int64)
     ours = incident >= 0
     role = pd.Categorical(raw["role"])  # (its codes: no string per row)
-    fugitive = role.categories.get_indexer(["fugitive"])[0]
-    code = np.where(role.codes == fugitive, 0, 1)
+    code = np.where(role.codes == role.categories.get_indexer(pd.Index(["fugitive"]))[0], 0, 1)
     ids = agent_ids(incident[ours], code[ours], n)
     if ours.all():
         return ids
