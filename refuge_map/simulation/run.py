@@ -447,9 +447,10 @@ def _stats(values: NDArray[np.float64], scale: float) -> dict[str, float] | None
 
 
 def _columns(outcomes: pd.DataFrame) -> dict[str, NDArray[Any]]:
-    """The outcome columns `_block` reads, as numpy arrays (read once for every block)."""
+    """The outcome columns `_block` reads, as numpy arrays (read once for every block): the
+    ``outcome`` as its index in `FLIGHT_OUTCOMES` (-1 for none of them)."""
     return {
-        "outcome": outcomes["outcome"].to_numpy(str),
+        "outcome": _codes(outcomes["outcome"], FLIGHT_OUTCOMES),
         "deterred": outcomes["deterred"].to_numpy(bool),
         "gave_up": outcomes["gave_up"].to_numpy(bool),
         "end_s": outcomes["end_s"].to_numpy(np.float64),
@@ -457,14 +458,24 @@ def _columns(outcomes: pd.DataFrame) -> dict[str, NDArray[Any]]:
     }
 
 
+def _codes(column: pd.Series, texts: tuple[str, ...]) -> NDArray[np.intp]:
+    """Each row's index in `texts` (-1 for none of them), hashed (`pandas.factorize`): no
+    string per row."""
+    codes, found = pd.factorize(column)
+    lookup = np.array([*(texts.index(t) if t in texts else -1 for t in found), -1])
+    return lookup[codes]  # a missing value (-1) reads the -1 at the end
+
+
 def _block(
-    columns: dict[str, NDArray[Any]], rows: NDArray[np.bool_] | None = None
+    columns: dict[str, NDArray[Any]], rows: NDArray[np.intp] | None = None
 ) -> dict[str, Any]:
     c = columns if rows is None else {name: column[rows] for name, column in columns.items()}
-    arrived = c["outcome"] == ARRIVAL
+    code = c["outcome"]
+    counts = np.bincount(code[code >= 0], minlength=len(FLIGHT_OUTCOMES))
+    arrived = code == FLIGHT_OUTCOMES.index(ARRIVAL)
     return {
-        "incidents": len(c["outcome"]),
-        "outcomes": {kind: int(np.count_nonzero(c["outcome"] == kind)) for kind in FLIGHT_OUTCOMES},
+        "incidents": len(code),
+        "outcomes": dict(zip(FLIGHT_OUTCOMES, map(int, counts), strict=True)),
         "deterred": int(np.count_nonzero(c["deterred"])),
         "gave_up": int(np.count_nonzero(c["gave_up"])),
         "time_to_asylum_h": _stats(np.where(arrived, c["end_s"], np.nan), 3600.0),
@@ -481,8 +492,12 @@ def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
     """Outcomes by kind, time to asylum (hours) and distance run (km), overall and by the city
     each manslayer ran for; plus the count of every event kind."""
     columns = _columns(outcomes)
-    heading = outcomes["heading"].to_numpy(str)
-    by_city = {str(c): _block(columns, heading == c) for c in np.unique(heading)}
+    heading, cities = pd.factorize(outcomes["heading"], sort=True)
+    order = np.argsort(heading, kind="stable")  # each city's rows, in incident order
+    ends = np.searchsorted(heading[order], np.arange(len(cities) + 1))
+    by_city = {
+        str(city): _block(columns, order[ends[k] : ends[k + 1]]) for k, city in enumerate(cities)
+    }
     return {
         "overall": _block(columns),
         "by_city": by_city,
