@@ -374,6 +374,14 @@ def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
 
 
+def codes_of(column: Any, texts: tuple[str, ...]) -> NDArray[np.intp]:
+    """Each row's index in `texts` (-1 for none of them), hashed (`pandas.factorize`): no
+    string per row."""
+    codes, found = pd.factorize(column)
+    lookup = np.array([*(texts.index(t) if t in texts else -1 for t in found), -1])
+    return lookup[codes]  # a missing value (-1) reads the -1 at the end
+
+
 def concat_events(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Event frames end to end (index renumbered), their categorical columns on the union of
     their categories (sorted) rather than falling back to strings per row."""

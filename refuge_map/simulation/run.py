@@ -17,7 +17,13 @@ from numpy.typing import ArrayLike, NDArray
 from geo import WGS84, to_lonlat
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation._memory import release_freed
-from refuge_map.simulation.events import ARRIVAL, FLIGHT_OUTCOMES, OUTCOME_EVENTS, concat_events
+from refuge_map.simulation.events import (
+    ARRIVAL,
+    FLIGHT_OUTCOMES,
+    OUTCOME_EVENTS,
+    codes_of,
+    concat_events,
+)
 from refuge_map.simulation.exile import summarize_exile
 from refuge_map.simulation.provenance import parameters
 from refuge_map.simulation.scenario import Scenario
@@ -450,20 +456,12 @@ def _columns(outcomes: pd.DataFrame) -> dict[str, NDArray[Any]]:
     """The outcome columns `_block` reads, as numpy arrays (read once for every block): the
     ``outcome`` as its index in `FLIGHT_OUTCOMES` (-1 for none of them)."""
     return {
-        "outcome": _codes(outcomes["outcome"], FLIGHT_OUTCOMES),
+        "outcome": codes_of(outcomes["outcome"], FLIGHT_OUTCOMES),
         "deterred": outcomes["deterred"].to_numpy(bool),
         "gave_up": outcomes["gave_up"].to_numpy(bool),
         "end_s": outcomes["end_s"].to_numpy(np.float64),
         "run_m": outcomes["run_m"].to_numpy(np.float64),
     }
-
-
-def _codes(column: pd.Series, texts: tuple[str, ...]) -> NDArray[np.intp]:
-    """Each row's index in `texts` (-1 for none of them), hashed (`pandas.factorize`): no
-    string per row."""
-    codes, found = pd.factorize(column)
-    lookup = np.array([*(texts.index(t) if t in texts else -1 for t in found), -1])
-    return lookup[codes]  # a missing value (-1) reads the -1 at the end
 
 
 def _block(

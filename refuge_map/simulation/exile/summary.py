@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from refuge_map.simulation.events import EXILE_OUTCOMES, LIFE_REASONS
+from refuge_map.simulation.events import EXILE_OUTCOMES, LIFE_REASONS, codes_of
 
 if TYPE_CHECKING:
     from refuge_map.simulation.exile.life import ExileLife
@@ -68,7 +68,7 @@ def _residents(
 def _outcome_codes(outcome: NDArray[Any]) -> NDArray[np.intp]:
     """Each manslayer's outcome as its index in `EXILE_OUTCOMES` (``len(EXILE_OUTCOMES)`` for
     none of them)."""
-    codes = pd.Index(EXILE_OUTCOMES).get_indexer(pd.Index(outcome))
+    codes = codes_of(outcome, EXILE_OUTCOMES)
     return np.where(codes < 0, len(EXILE_OUTCOMES), codes)
 
 
@@ -81,7 +81,7 @@ def _counts(codes: NDArray[np.intp]) -> dict[str, int]:
 def _counts_by(key: NDArray[Any], codes: NDArray[np.intp]) -> dict[str, dict[str, int]]:
     """`_counts` of the manslayers of each value of `key` but "" (in text order)."""
     given = key != ""
-    names, group = np.unique(key[given].astype(str), return_inverse=True)
+    group, names = pd.factorize(key[given], sort=True)
     return {str(name): _counts(codes[given][group == k]) for k, name in enumerate(names)}
 
 
