@@ -9,6 +9,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from branca.element import Element, Figure, MacroElement
@@ -68,9 +69,13 @@ def sefaria_url(match: re.Match[str]) -> str:
 def cited(text: Any) -> Html | None:
     """`text` escaped, with every reference in it linked to its text on Sefaria (a link only:
     nothing is fetched); None for a missing value."""
-    if is_missing(text):
-        return None
-    raw, out, last = str(text), [], 0
+    return None if is_missing(text) else _linked(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _linked(raw: str) -> Html:
+    """`cited` of a text (a run's thousands of events cite a few dozen rules)."""
+    out, last = [], 0
     for match in _REFERENCE.finditer(raw):
         out.append(esc(raw[last : match.start()]))
         out.append(link(match[0], sefaria_url(match)))
@@ -90,8 +95,14 @@ def esc(value: Any) -> str:
     folium puts popup and tooltip HTML between backticks, so besides ``<>&"'`` the characters
     ```` ` ````, ``$`` and ``\\`` become character references too.
     """
-    text = html.escape(str(value), quote=True)
-    return text.replace("`", "&#96;").replace("$", "&#36;").replace("\\", "&#92;")
+    return _escaped(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _escaped(text: str) -> str:
+    """`esc` of a text (popups repeat their labels and many values thousands of times)."""
+    escaped = html.escape(text, quote=True)
+    return escaped.replace("`", "&#96;").replace("$", "&#36;").replace("\\", "&#92;")
 
 
 def is_missing(value: Any) -> bool:
