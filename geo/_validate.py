@@ -43,7 +43,8 @@ def read_layer(
     """
     source = str(path)
     try:
-        layer = gpd.read_file(path, engine="pyogrio")
+        # through Arrow: the same frame as pyogrio's default reader gives, built faster
+        layer = gpd.read_file(path, engine="pyogrio", use_arrow=True)
     except Exception as err:  # pyogrio raises several types; all mean "cannot read this file"
         raise DataFileError(
             f"cannot read the file ({str(err).splitlines()[0]})", source=source
