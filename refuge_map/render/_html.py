@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any
 
 from branca.element import Element, Figure, MacroElement
+from folium.map import Layer
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
 _SCRIPT_ESCAPES = (
@@ -220,6 +221,48 @@ def add_unpack_script(element: MacroElement) -> None:
     root = element.get_root()
     assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
     root.script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+
+
+class _Rendered(Element):
+    """Text already rendered, put into the page as it is."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def render(self, **kwargs: Any) -> str:
+        """The text, as branca's ``Element(text)`` gives it (Jinja drops a last newline)."""
+        return self.text.removesuffix("\n")
+
+
+class _RenderedMacros(MacroElement):
+    """A `MacroElement` whose macros' output goes into the page as it is: branca would read each
+    output as a Jinja template and render it again, which for a layer of megabytes of data was
+    most of the page's rendering time (and `script_json` leaves no Jinja in the data)."""
+
+    # branca types `render` as giving text; a MacroElement's gives none (its output goes
+    # into the page), as `MacroElement.render` does
+    def render(self, **kwargs: Any) -> None:  # type: ignore[override]
+        """Put the header, html and script macros' output into the page; render the children."""
+        root = self.get_root()
+        assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
+        macros = self._template.module.__dict__
+        for part, home in (("header", root.header), ("html", root.html), ("script", root.script)):
+            if part in macros:
+                home.add_child(_Rendered(macros[part](self, kwargs)), name=self.get_name())
+        for child in self._children.values():
+            child.render(**kwargs)
+
+
+class PackedLayer(Layer, _RenderedMacros):
+    """A layer whose data go into its script as `packed_json`, which the page's `UNPACK_JS`
+    unpacks (put into the page with the layer)."""
+
+    # (no text either: see `_RenderedMacros.render`)
+    def render(self, **kwargs: Any) -> None:  # type: ignore[override]
+        """Render into the page, with the page's ``refugeUnpack`` (`add_unpack_script`)."""
+        add_unpack_script(self)
+        super().render(**kwargs)
 
 
 def unpacked_json(text: str) -> Any:

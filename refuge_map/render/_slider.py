@@ -10,11 +10,10 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 from folium.elements import JSCSSMixin
-from folium.map import Layer
 from jinja2 import Template
 from numpy.typing import NDArray
 
-from refuge_map.render._html import add_unpack_script, packed_json, script_json
+from refuge_map.render._html import PackedLayer, packed_json, script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
@@ -34,7 +33,7 @@ class Track(NamedTuple):
     tooltip: str  # escaped
 
 
-class TimeSlider(JSCSSMixin, Layer):
+class TimeSlider(JSCSSMixin, PackedLayer):
     """Timestamped tracks on a time slider with play, step and speed controls, and a picker of
     the incidents to follow.
 
@@ -181,11 +180,6 @@ class TimeSlider(JSCSSMixin, Layer):
     )
     default_js = folium_links(SLIDER_JS)
     default_css = folium_links(SLIDER_CSS)
-
-    def render(self, **kwargs: Any) -> str:
-        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
-        add_unpack_script(self)
-        return super().render(**kwargs)
 
     def __init__(
         self,
