@@ -29,7 +29,15 @@ from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
 from refuge_map.simulation._setup import World
-from refuge_map.simulation._walk import Floats, Heading, Ints, RoadGraph, Ways, bearing_ways
+from refuge_map.simulation._walk import (
+    Floats,
+    Heading,
+    Ints,
+    RoadGraph,
+    Ways,
+    bearing_ways,
+    compiled,
+)
 from refuge_map.simulation.events import (
     ARRIVAL,
     AVENGER,
@@ -80,6 +88,9 @@ class _Mover:
     # the way each last chose on his road (`RoadGraph.walk`'s memo)
     _heading: Heading = field(init=False, repr=False)
 
+    # the walk's memo is used (`RoadGraph.walk`); a test turns it off to show it changes nothing
+    remembers = True
+
     def __post_init__(self) -> None:
         self._foot_x, self._foot_y = self.foot[:, 0].copy(), self.foot[:, 1].copy()
         self._leg_x = self.start[:, 0] - self._foot_x
@@ -106,60 +117,66 @@ class _Mover:
     def at(cls, world: World, start: Floats, road: Floats, offroad: Floats) -> _Mover:
         """Movers standing at `start` with speeds `road` and `offroad` (m/s)."""
         edge, s, off = world.snap(start)
+        edge, s, off = np.array(edge, dtype=np.intp), np.array(s, dtype=float), off.astype(float)
         foot = np.column_stack(world.graph.xy(edge, s))
+        road, offroad = road.astype(float), offroad.astype(float)
         return cls(start, foot, off, off.copy(), edge, s, road, offroad, np.zeros(len(s)))
 
-    def advance(
-        self, graph: RoadGraph, tau: Floats, to_edge: Ints, to_s: Floats
-    ) -> tuple[Bools, Floats]:
-        """Spend `tau` seconds each: off-road first, the rest on the road towards the target
-        road positions. Returns where the target was reached, and the seconds left over."""
-        t_off = None  # once all are on the road (after the first steps) no leg is left
-        if self.off_left.any():
-            # Where the time covers the rest of the off-road leg it is done: exactly 0 left,
-            # not the rounding residue of a subtraction (which would keep him "off the road"
-            # forever).
-            covers = tau * self.offroad >= self.off_left
-            t_off = np.where(covers, self.off_left / self.offroad, tau)
-            self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
-        budget = tau * self.road if t_off is None else (tau - t_off) * self.road
-        self.edge, self.s, used, reached = graph.walk(
-            self.edge, self.s, budget, to_edge, to_s, memo=self._heading
+    @property
+    def _arrays(self) -> tuple[NDArray[Any], ...]:
+        """The arrays the compiled move reads and updates (`_compiled.move`)."""
+        return (
+            self.edge,
+            self.s,
+            self.run_m,
+            self.road,
+            self.offroad,
+            self.off_total,
+            self.off_left,
+            self._foot_x,
+            self._foot_y,
+            self._leg_x,
+            self._leg_y,
         )
-        if t_off is None:
-            self.run_m = self.run_m + used
-            return reached, (budget - used) / self.road
-        self.run_m = self.run_m + t_off * self.offroad + used
-        return reached & (self.off_left <= 0), (budget - used) / self.road
 
-    def cross(self, rows: Ints, tau: Floats, xy: Floats, to_xy: Floats) -> Bools:
-        """Movers `rows` go across country, straight at their off-road speed, for `tau`
-        seconds each from their positions in `xy` (moved in place) towards `to_xy` (both of
-        the rows). Returns where they reached it."""
-        dx, dy = to_xy[:, 0] - xy[rows, 0], to_xy[:, 1] - xy[rows, 1]
-        gap, go = np.hypot(dx, dy), tau * self.offroad[rows]
-        reached = go >= gap
-        frac = np.where(reached, 1.0, go / np.where(gap > 0, gap, 1.0))
-        xy[rows, 0] += frac * dx
-        xy[rows, 1] += frac * dy
-        self.run_m[rows] += np.minimum(go, gap)
-        return reached
+    def move(
+        self,
+        graph: RoadGraph,
+        tau: Floats,
+        across: Bools,
+        to_edge: Ints,
+        to_s: Floats,
+        to_xy: Floats,
+        xy: Floats,
+    ) -> tuple[Bools, Floats]:
+        """Spend `tau` seconds each (one with none stays): one `across` goes straight across
+        country at his off-road speed from his position in `xy` towards `to_xy`; any other
+        walks the rest of his off-road leg first, then the road towards the road positions
+        (`to_edge`, `to_s`). Each who moved has his position in `xy` (n, 2) set (in place).
+        Returns where each reached his target, and the seconds each has left over (0 across
+        country)."""
+        reached, spare = np.empty(len(tau), dtype=bool), np.empty(len(tau))
+        compiled().move(
+            np.ascontiguousarray(tau, dtype=float),
+            across,
+            np.ascontiguousarray(to_edge, dtype=np.intp),
+            np.ascontiguousarray(to_s, dtype=float),
+            np.ascontiguousarray(to_xy, dtype=float),
+            xy,
+            reached,
+            spare,
+            self._arrays,
+            self._heading.arrays,
+            self.remembers,
+            graph.road_tables,
+            graph.shape_tables,
+        )
+        return reached, spare
 
-    def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> tuple[Floats, Floats]:
-        """Write the metric positions of movers `rows` into those rows of `out` (n, 2): on
-        the road, or on the straight off-road leg for those still walking it. Returns them
-        too, as x and y (saving the caller a gather)."""
-        x, y = graph.xy(self.edge[rows], self.s[rows])
-        if self.off_left.any():  # still off the road: a few, in the first steps
-            total = self.off_total[rows]
-            frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-            off = (frac > 0).nonzero()[0]
-            if off.size:
-                r, frac = rows[off], frac[off]
-                x[off] = self._foot_x[r] + frac * self._leg_x[r]
-                y[off] = self._foot_y[r] + frac * self._leg_y[r]
-        out[rows, 0], out[rows, 1] = x, y
-        return x, y
+    def place(self, graph: RoadGraph, out: Floats) -> None:
+        """Write the metric positions of every mover into `out` (n, 2): on the road, or on the
+        straight off-road leg for those still walking it."""
+        compiled().place(self._arrays, graph.shape_tables, out, np.ones(len(out), dtype=bool))
 
 
 @dataclass(frozen=True)
@@ -298,8 +315,8 @@ class _Pursuit:
         self.fug = _Mover.at(world, world.place, world.fugitive_road, world.fugitive_offroad)
         self.ave = _Mover.at(world, world.avenger_start, world.avenger_road, world.avenger_offroad)
         self.fxy, self.axy = np.empty((n, 2)), np.empty((n, 2))
-        self.fug.place(self.graph, self.ids, self.fxy)
-        self.ave.place(self.graph, self.ids, self.axy)
+        self.fug.place(self.graph, self.fxy)
+        self.ave.place(self.graph, self.axy)
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
@@ -529,7 +546,7 @@ class _Pursuit:
         moved = tau > 0
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
         if self._walks(moved):
-            reached = self._run(tau, moved)
+            reached = self._run(tau)
             climbs = reached & self.has_tree & ~self.in_tree
             if climbs.any():
                 self.in_tree |= climbs
@@ -567,21 +584,16 @@ class _Pursuit:
         moves nobody and the walking is skipped."""
         return bool(moved.any())
 
-    def _run(self, tau: Floats, moved: Bools) -> Bools:
-        """The fugitives walk `tau` seconds each (`moved`: where that is more than 0): by the
-        road, by `Ways`, or across country. Returns where each reached his goal."""
-        across = self.f_across
-        reached, left = self.fug.advance(
-            self.graph, np.where(across, 0.0, tau), self.goal_edge, self.goal_s
+    def _run(self, tau: Floats) -> Bools:
+        """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
+        Returns where each reached his goal."""
+        reached, left = self.fug.move(
+            self.graph, tau, self.f_across, self.goal_edge, self.goal_s, self.goal_xy, self.fxy
         )
-        if self.ways is not None:
-            reached = self._follow_ways(reached, left)
-        crossing = (across & moved).nonzero()[0]
-        if crossing.size:
-            to_xy = self.goal_xy[crossing]
-            reached[crossing] = self.fug.cross(crossing, tau[crossing], self.fxy, to_xy)
-        self.fug.place(self.graph, (moved & ~across).nonzero()[0], self.fxy)
-        return reached
+        if self.ways is None:
+            return reached
+        across = reached & self.f_across  # across country he makes straight for his city
+        return self._follow_ways(reached & ~self.f_across, left) | across
 
     def _follow_ways(self, reached: Bools, left: Floats) -> Bools:
         """Those who go by `Ways` and reached a node take the next road there, and walk on with
@@ -596,8 +608,14 @@ class _Pursuit:
             reached = reached & ~at_node
             if not again.any():
                 break
-            more, rest = self.fug.advance(
-                self.graph, np.where(again, left, 0.0), self.goal_edge, self.goal_s
+            more, rest = self.fug.move(
+                self.graph,
+                np.where(again, left, 0.0),
+                self.f_across,
+                self.goal_edge,
+                self.goal_s,
+                self.goal_xy,
+                self.fxy,
             )
             reached |= again & more
             left = np.where(again, rest, 0.0)
@@ -733,15 +751,10 @@ class _Pursuit:
         moved = tau > 0
         if not self._walks(moved):  # nobody moves, so nobody reaches anyone (`contact`)
             return
-        across = self.a_across
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
-        reached, _ = self.ave.advance(self.graph, np.where(across, 0.0, tau), to_edge, to_s)
-        crossing = (across & moved).nonzero()[0]
-        if crossing.size:
-            to_xy = np.where(chasing[crossing, None], self.fxy[crossing], self.a_goal_xy[crossing])
-            reached[crossing] = self.ave.cross(crossing, tau[crossing], self.axy, to_xy)
-        self.ave.place(self.graph, (moved & ~across).nonzero()[0], self.axy)
+        to_xy = np.where(chasing[:, None], self.fxy, self.a_goal_xy)
+        reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         rows = moved.nonzero()[0]  # only one who moved can kill (`contact`)
         near = np.zeros(len(tau), dtype=bool)
         gap = np.hypot(self.axy[rows, 0] - self.fxy[rows, 0], self.axy[rows, 1] - self.fxy[rows, 1])
