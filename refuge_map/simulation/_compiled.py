@@ -216,3 +216,135 @@ def move(
             spare[i] = (budget[i] - used) / speed[i]
             walked[i] = True
     place(mover, shape, xy, walked)
+
+
+@njit(cache=True)
+def watch(
+    running: Bools,
+    fxy: Floats,
+    axy: Floats,
+    set_out: Bools,
+    a_end: Ints,
+    never: int,
+    sight_m: float,
+    saw: Bools,
+    leaves_road: Bools,
+    f_across: Bools,
+    in_tree: Bools,
+    waiting: Bools,
+    off_left: Floats,
+    sees: Bools,
+    first: Bools,
+    leaves: Bools,
+) -> bool:
+    """Who sees whom (`sees`: a fugitive `running` and his avenger, set out and not ended
+    (`a_end` is `never`), within `sight_m` of each other), who sees him for the first time
+    (`first`, added to `saw`) and who leaves the road on seeing him (`leaves`: one who would
+    (`leaves_road`) and is on it: not across country, in his tree or waiting, and done with
+    his off-road leg (`off_left`); added to `f_across`); see `engine._Pursuit._watch`.
+    Returns whether anyone sees anyone."""
+    anyone = False
+    for i in range(len(running)):
+        dx, dy = fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1]
+        seen = running[i] and set_out[i] and a_end[i] == never and np.hypot(dx, dy) <= sight_m
+        sees[i] = seen
+        first[i] = seen and not saw[i]
+        on_road = not f_across[i] and not in_tree[i] and not waiting[i] and off_left[i] <= 0
+        leaves[i] = seen and leaves_road[i] and on_road
+        saw[i] |= first[i]
+        f_across[i] |= leaves[i]
+        anyone |= seen
+    return anyone
+
+
+@njit(cache=True)
+def pursuers(
+    step: int,
+    t: float,
+    started: Bools,
+    f_end: Ints,
+    a_end: Ints,
+    never: int,
+    set_out: Bools,
+    setout_s: Floats,
+    give_up_s: Floats,
+    gave_up: Bools,
+    pursuing: Bools,
+    sets_out: Bools,
+    gives_up: Bools,
+) -> bool:
+    """The avengers at this step's time `t`: one whose fugitive ended ends at `step`; who
+    still pursues (`pursuing`), sets out now (`sets_out`, added to `set_out`) or gives up now
+    (`gives_up`, added to `gave_up`; he ends at `step`); see `engine._Pursuit._pursue`.
+    Returns whether anyone gave up."""
+    anyone = False
+    for i in range(len(started)):
+        if a_end[i] == never and f_end[i] < never:
+            a_end[i] = step
+        on = started[i] and a_end[i] == never
+        sets_out[i] = on and not set_out[i] and setout_s[i] <= t
+        set_out[i] |= sets_out[i]
+        gives_up[i] = on and set_out[i] and give_up_s[i] <= t
+        if gives_up[i]:
+            gave_up[i] = True
+            a_end[i] = step
+            anyone = True
+        pursuing[i] = on and not gives_up[i]
+    return anyone
+
+
+@njit(cache=True)
+def contact(
+    step: int,
+    tau: Floats,
+    reached: Bools,
+    chasing: Bools,
+    axy: Floats,
+    fxy: Floats,
+    capture_m: float,
+    deterred_if: Bools,
+    deterred: Bools,
+    captured: Bools,
+    f_end: Ints,
+    a_end: Ints,
+    turned: Bools,
+    killed: Bools,
+) -> bool:
+    """The avengers who moved (`tau` > 0) and reached the fugitive they chase, or came within
+    `capture_m` of theirs: the escorts turn back those `deterred_if` (`turned`, added to
+    `deterred`), the others kill (`killed`, added to `captured`; the fugitive ends at
+    `step`); both end at `step`. See `engine._Pursuit._pursue`. Returns whether anyone met
+    his fugitive."""
+    anyone = False
+    for i in range(len(tau)):
+        turned[i] = killed[i] = False
+        if not tau[i] > 0:
+            continue
+        gap = np.hypot(axy[i, 0] - fxy[i, 0], axy[i, 1] - fxy[i, 1])
+        if not ((reached[i] and chasing[i]) or gap <= capture_m):
+            continue
+        anyone = True
+        a_end[i] = step
+        if deterred_if[i]:
+            turned[i] = deterred[i] = True
+        else:
+            killed[i] = captured[i] = True
+            f_end[i] = step
+    return anyone
+
+
+@njit(cache=True)
+def clearance(fxy: Floats, rows: Ints, bounds: Floats) -> Floats:
+    """Straight-line distance (metres) from the fugitives of `rows` (positions in `fxy`) to
+    the nearest of the boxes `bounds` (left, bottom, right, top per row), 0 inside one."""
+    out = np.empty(len(rows))
+    for k in range(len(rows)):
+        x, y = fxy[rows[k], 0], fxy[rows[k], 1]
+        best = np.inf
+        for z in range(len(bounds)):
+            left, bottom, right, top = bounds[z, 0], bounds[z, 1], bounds[z, 2], bounds[z, 3]
+            dx = max(max(left - x, x - right), 0.0)
+            dy = max(max(bottom - y, y - top), 0.0)
+            best = min(best, np.hypot(dx, dy))
+        out[k] = best
+    return out

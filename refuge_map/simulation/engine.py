@@ -324,6 +324,7 @@ class _Pursuit:
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
         n_cities = len(world.city_ids)
         self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
+        self.place_dtype = pd.CategoricalDtype(pd.Index(self.place_name, dtype="str"))
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
         runs = int(world.run.max(initial=0)) + 1
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
@@ -459,7 +460,7 @@ class _Pursuit:
     def _places(self, code: Ints) -> pd.Categorical:
         """The texts of place codes (`place_name`), as codes into it (no string per row)."""
         codes: Ints = np.where(code < 0, len(self.place_name) - 1, code)
-        return pd.Categorical.from_codes(codes, categories=pd.Index(self.place_name, dtype="str"))
+        return pd.Categorical.from_codes(codes, dtype=self.place_dtype)
 
     def _log(
         self,
@@ -641,17 +642,28 @@ class _Pursuit:
         """Whether each fugitive still running and his avenger, on his way, see each other
         (`sight_m`, straight line); one who sees him for the first time says so, and one who
         would leave the road (`World.leaves_road`) goes across country from the next step."""
-        dx, dy = self.fxy[:, 0] - self.axy[:, 0], self.fxy[:, 1] - self.axy[:, 1]
-        on_his_way = self.set_out & (self.a_end == NEVER)
-        self.sees = running & on_his_way & (np.hypot(dx, dy) <= self.sight_m)
-        if not self.sees.any():
+        self.sees = np.empty(len(running), dtype=bool)
+        first, leaves = np.empty(len(running), dtype=bool), np.empty(len(running), dtype=bool)
+        if not compiled().watch(
+            running,
+            self.fxy,
+            self.axy,
+            self.set_out,
+            self.a_end,
+            NEVER,
+            self.sight_m,
+            self.saw,
+            self.leaves_road,
+            self.f_across,
+            self.in_tree,
+            self.waiting,
+            self.fug.off_left,
+            self.sees,
+            first,
+            leaves,
+        ):
             return
-        first = self.sees & ~self.saw
-        self.saw |= first
         self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
-        on_road = ~self.f_across & ~self.in_tree & ~self.waiting & (self.fug.off_left <= 0)
-        leaves = self.sees & self.leaves_road & on_road
-        self.f_across |= leaves
         self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
     def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
@@ -720,27 +732,31 @@ class _Pursuit:
     def _clearance(self, rows: Ints) -> Floats:
         """Straight-line distance (metres) from fugitives to the nearest zone's bounding box,
         0 inside one."""
-        x, y = self.fxy[rows, 0, None], self.fxy[rows, 1, None]
-        left, bottom, right, top = self.zone_bounds.T
-        dx = np.maximum(np.maximum(left - x, x - right), 0.0)
-        dy = np.maximum(np.maximum(bottom - y, y - top), 0.0)
-        return np.hypot(dx, dy).min(axis=1)
+        return compiled().clearance(self.fxy, rows, self.zone_bounds)
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
-        pursuing = started & (self.a_end == NEVER)
-        sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
-        self.set_out |= sets_out
+        pursuing, sets_out, gives_up = (np.empty(len(started), dtype=bool) for _ in range(3))
+        gave_up = compiled().pursuers(
+            step,
+            t,
+            started,
+            self.f_end,
+            self.a_end,
+            NEVER,
+            self.set_out,
+            self.setout_s,
+            self.give_up_s,
+            self.gave_up,
+            pursuing,
+            sets_out,
+            gives_up,
+        )
         self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
-        gives_up = pursuing & self.set_out & (self.give_up_s <= t)
-        if gives_up.any():
-            self.gave_up |= gives_up
+        if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
-            self.a_end[gives_up] = step
             self.last_end = step
-            pursuing &= ~gives_up
         walk_s = self.world.avenger_walk_s
         tau = self._elapsed(pursuing, t, t_prev, self.setout_s, walk_s, self.a_walked)
         # he chases whom he sees (by the road, or across country after one who left it);
@@ -755,24 +771,33 @@ class _Pursuit:
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
         to_xy = np.where(chasing[:, None], self.fxy, self.a_goal_xy)
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
-        rows = moved.nonzero()[0]  # only one who moved can kill (`contact`)
-        near = np.zeros(len(tau), dtype=bool)
-        gap = np.hypot(self.axy[rows, 0] - self.fxy[rows, 0], self.axy[rows, 1] - self.fxy[rows, 1])
-        near[rows] = gap <= self.capture_m
-        contact = moved & ((reached & chasing) | near)  # he must be on his way
-        turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
-        self.deterred |= turned
-        self.captured |= killed
+        # only one who moved can kill; he must be on his way
+        turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
+        met = compiled().contact(
+            step,
+            tau,
+            reached,
+            chasing,
+            self.axy,
+            self.fxy,
+            self.capture_m,
+            self.deterred_if,
+            self.deterred,
+            self.captured,
+            self.f_end,
+            self.a_end,
+            turned,
+            killed,
+        )
+        if not met:
+            return
         if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5): whoever spoke
             who = turned.nonzero()[0]
             speaker = self.persuader[who]
             rule, cite = RULE[speaker], CITATION[speaker]
             self._log("deterred", who, AVENGER, t, step, self.axy[who], rule=rule, cite=cite)
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
-        self.f_end[killed] = step
-        self.a_end[contact] = step
-        if contact.any():
-            self.last_end = step
+        self.last_end = step
 
     def _last_seen(self, seen: Bools) -> None:
         """`sees_him`: where an avenger sees his fugitive is where he will look for him."""
