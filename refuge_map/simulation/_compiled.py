@@ -142,12 +142,13 @@ def place(mover: tuple[Any, ...], shape: Shape, xy: Floats, which: Bools) -> Non
     for i in range(len(xy)):
         if not which[i]:
             continue
-        xy[i, 0], xy[i, 1] = _xy_one(edge[i], s[i], shape)
         total = off_total[i]
         frac = off_left[i] / total if total > 0 else 0.0
         if frac > 0:  # still off the road: a few, in the first steps
             xy[i, 0] = foot_x[i] + frac * leg_x[i]
             xy[i, 1] = foot_y[i] + frac * leg_y[i]
+        else:
+            xy[i, 0], xy[i, 1] = _xy_one(edge[i], s[i], shape)
 
 
 @njit(cache=True)

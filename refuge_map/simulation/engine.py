@@ -322,7 +322,7 @@ class _Pursuit:
         self.city_kind = world.network.cities["kind"].to_numpy(str)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
-        n_cities = len(world.city_ids)
+        self.n_cities = n_cities = len(world.city_ids)
         self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
         self.place_dtype = pd.CategoricalDtype(pd.Index(self.place_name, dtype="str"))
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
@@ -460,7 +460,7 @@ class _Pursuit:
     def _places(self, code: Ints) -> pd.Categorical:
         """The texts of place codes (`place_name`), as codes into it (no string per row)."""
         codes: Ints = np.where(code < 0, len(self.place_name) - 1, code)
-        return pd.Categorical.from_codes(codes, dtype=self.place_dtype)
+        return pd.Categorical.from_codes(codes, dtype=self.place_dtype, validate=False)
 
     def _log(
         self,
@@ -671,7 +671,7 @@ class _Pursuit:
         with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
         the working rows turned away."""
         rows = np.flatnonzero(arrive)
-        slot = self.run[rows] * len(self.world.city_ids) + self.city[rows]
+        slot = self.run[rows] * self.n_cities + self.city[rows]
         received, rule, citation = self.reception.admit(slot)
         turned = np.zeros(len(arrive), dtype=bool)
         turned[rows[~received]] = True
