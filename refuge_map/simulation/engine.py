@@ -12,6 +12,15 @@ not know the way and has no signposts goes by `_walk.Ways`. Event times are the 
 in which they are seen (a resolution of one step, 60 s by default); positions are not
 interpolated back.
 
+The state is one array per quantity with a row per incident still in play (`_Pursuit`). A step
+is a few compiled loops over those rows (`_compiled`, numba: each agent taken through his move,
+his sight of the other, the avenger's setting out, giving up and contact, one pass each), so
+that its cost follows the agents, not a fixed count of array calls; what the compiled loops
+flag is turned into events here (the event vocabulary stays in `events`), and the asylum
+predicate (geometry, `geo`), the cities' reception and the recording of trajectory rows stay
+array code, asked only for the rows concerned. The engine draws no random numbers (every
+draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly as they would alone.
+
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
 """
@@ -769,7 +778,11 @@ class _Pursuit:
             return
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
-        to_xy = np.where(chasing[:, None], self.fxy, self.a_goal_xy)
+        # only one across country heads for a point rather than a road position
+        across = self.a_across & chasing
+        to_xy = (
+            np.where(chasing[:, None], self.fxy, self.a_goal_xy) if across.any() else self.a_goal_xy
+        )
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)

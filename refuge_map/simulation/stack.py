@@ -5,8 +5,8 @@ so runs that share the network and the flight's settings step together exactly a
 by one: each incident carries its run (`World.run`), each run's cities count their own manslayers
 (`reception.Reception`, Makkot 10b), and `split_flight` gives every run its own `Flight` (its
 events, trajectory rows, outcomes and reception, with its own world and incident numbers from
-0). A step's fixed cost (a few hundred numpy calls) is then paid once for the stack, not once
-per run.
+0). A step's fixed cost (a few dozen array and compiled calls) is then paid once for the
+stack, not once per run.
 """
 
 from __future__ import annotations
