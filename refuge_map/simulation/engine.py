@@ -340,9 +340,11 @@ class _Pursuit:
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
         target = pd.Index(world.city_ids).get_indexer(pd.Index(heading))
-        tree_edge, tree_s, _ = world.snap(
-            np.where(world.has_tree[:, None], world.trunk, world.place)
-        )
+        # the road position of each tree's trunk (snapped for those who run for one only)
+        trees = np.flatnonzero(world.has_tree)
+        tree_edge, tree_s = np.zeros(n, dtype=np.intp), np.zeros(n)
+        if trees.size:
+            tree_edge[trees], tree_s[trees] = world.snap(world.trunk[trees])[:2]
         self.goal_edge = np.where(world.has_tree, tree_edge, self.city_goal_edge[target])
         self.goal_s = np.where(world.has_tree, tree_s, self.city_goal_s[target])
         # across country he makes straight for the trunk, or his city's road end in the town
