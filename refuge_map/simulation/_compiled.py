@@ -219,6 +219,13 @@ def move(
     place(mover, shape, xy, walked)
 
 
+@njit(cache=True, inline="always")
+def _within(dx: float, dy: float, m: float) -> bool:
+    """Whether ``hypot(dx, dy) <= m``, without the square root where either leg alone is
+    longer (the hypotenuse is never shorter than a leg, in floating point too)."""
+    return abs(dx) <= m and abs(dy) <= m and np.hypot(dx, dy) <= m
+
+
 @njit(cache=True)
 def watch(
     running: Bools,
@@ -247,7 +254,7 @@ def watch(
     anyone = False
     for i in range(len(running)):
         dx, dy = fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1]
-        seen = running[i] and set_out[i] and a_end[i] == never and np.hypot(dx, dy) <= sight_m
+        seen = running[i] and set_out[i] and a_end[i] == never and _within(dx, dy, sight_m)
         sees[i] = seen
         first[i] = seen and not saw[i]
         on_road = not f_across[i] and not in_tree[i] and not waiting[i] and off_left[i] <= 0
@@ -321,8 +328,8 @@ def contact(
         turned[i] = killed[i] = False
         if not tau[i] > 0:
             continue
-        gap = np.hypot(axy[i, 0] - fxy[i, 0], axy[i, 1] - fxy[i, 1])
-        if not ((reached[i] and chasing[i]) or gap <= capture_m):
+        near = _within(axy[i, 0] - fxy[i, 0], axy[i, 1] - fxy[i, 1], capture_m)
+        if not ((reached[i] and chasing[i]) or near):
             continue
         anyone = True
         a_end[i] = step

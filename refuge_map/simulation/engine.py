@@ -781,10 +781,10 @@ class _Pursuit:
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
         # only one across country heads for a point rather than a road position
-        across = self.a_across & chasing
-        to_xy = (
-            np.where(chasing[:, None], self.fxy, self.a_goal_xy) if across.any() else self.a_goal_xy
-        )
+        to_xy, after = self.a_goal_xy, (self.a_across & chasing).nonzero()[0]
+        if after.size:
+            to_xy = to_xy.copy()
+            to_xy[after] = self.fxy[after]
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
