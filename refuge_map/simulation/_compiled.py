@@ -1,12 +1,16 @@
-"""The flight's compiled loops (numba, nopython): one pass over the agents, each taken through
-his step alone, so that a step costs a few calls however many agents it moves.
+"""The flight's compiled loops (numba, nopython): each one pass over the agents' arrays, so that
+a step costs a few calls however many agents it moves.
 
-The road walk (`walk`), the interpolation of road positions (`xy`) and a mover's whole move in
-a step (`move`: off-road leg, road walk or across country, position) are written once, here;
-`_walk.RoadGraph` and `engine._Mover` hand them their arrays. A road graph is passed as two
-tuples of arrays (`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v,
-length and the node-pair tables dist, next hop and edge of) and ``shape`` (the edge
-geometries' flat arrays).
+Each rule's arithmetic is written once, here: the road walk (`walk`), the interpolation of road
+positions (`xy`), a mover's whole move in a step (`move`: off-road leg, road walk or across
+country) and his position (`place`); who sees whom (`watch`); the avengers who set out, give up
+or pursue (`pursuers`) and who meet their fugitive (`contact`); the fugitives' distance to the
+zones' boxes (`clearance`). `_walk.RoadGraph` and `engine._Pursuit` hand them their arrays and
+turn what they flag into events. A road graph comes as two tuples of arrays
+(`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and the
+node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat arrays).
+No loop calls a compiled helper per agent that takes arrays (unpacking them per call costs
+more than the work): the walk is its own pass, which `move` calls once for all its movers.
 
 Imported only when a flight walks (`_walk.compiled`), so that commands that walk nobody do
 not pay numba's import. Compiled on first use and cached on disk (``cache=True``: next to this
