@@ -374,7 +374,8 @@ class _Pursuit:
         self.a_walked = walked_s(world.setout_s, 0.0, world.avenger_walk_s)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
         self.clear_until = np.full(n, -np.inf)
-        self.zone_bounds = shapely.bounds(world.network.asylum.zones)
+        self.zones = world.network.asylum.zones
+        self.zone_bounds = shapely.bounds(self.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
         flags = [np.zeros(n, dtype=bool) for _ in range(9)]
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
@@ -718,11 +719,22 @@ class _Pursuit:
         ask = rows.nonzero()[0]
         if ask.size == 0:
             return
+        # He moves at most as far as he runs: until he has run his distance to the nearest
+        # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
+        # every zone is in none, and the predicate need not be asked (unless he is in a tree,
+        # where his bough decides).
+        clearance = self._clearance(ask)
+        self.clear_until[ask] = self.fug.run_m[ask] + clearance - 1.0
+        self.asked[ask] = True
+        self.city[ask] = -1
+        ask = ask[(clearance <= 0) | self.in_tree[ask]]
+        if ask.size == 0:
+            return
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
         if self.in_tree[ask].any():
             bough = np.where(self.in_tree[ask, None], self.bough[ask], np.nan)
             bough_x, bough_y = bough[:, 0], bough[:, 1]
-        self.city[ask] = self.world.network.city_xy(
+        found = self.world.network.city_xy(
             self.fxy[ask, 0],
             self.fxy[ask, 1],
             bough_x=bough_x,
@@ -732,18 +744,18 @@ class _Pursuit:
             intends_refuge=self.intends[ask],
         )[0]
         # a city he may not make for (turned away from it) does not hold him
-        found = self.city[ask]
         held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
         self.city[ask] = np.where(held, found, -1)
-        self.asked[ask] = True
-        # He moves at most as far as he runs: until he has run his distance to the nearest
-        # zone's box (less a metre for rounding) the zones cannot hold him.
-        self.clear_until[ask] = self.fug.run_m[ask] + self._clearance(ask) - 1.0
 
     def _clearance(self, rows: Ints) -> Floats:
-        """Straight-line distance (metres) from fugitives to the nearest zone's bounding box,
-        0 inside one."""
-        return compiled().clearance(self.fxy, rows, self.zone_bounds)
+        """Straight-line distance (metres) from fugitives to the nearest zone, 0 inside one:
+        to the zones' bounding boxes, and for one within a box to the zones themselves."""
+        clearance = compiled().clearance(self.fxy, rows, self.zone_bounds)
+        boxed = (clearance <= 0).nonzero()[0]
+        if boxed.size:
+            points = shapely.points(self.fxy[rows[boxed]])
+            clearance[boxed] = shapely.distance(points[:, None], self.zones[None, :]).min(axis=1)
+        return clearance
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
