@@ -22,9 +22,18 @@ $(DEV_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP) $@
 
-install: $(STAMP)
+# The package's byte-code, remade when a module changes: an editable install writes none, and
+# where PYTHONDONTWRITEBYTECODE is set Python would compile every module at every start.
+SOURCES := $(shell find geo refuge_map data -name '*.py')
+BYTECODE := $(VENV)/.bytecode
 
-install-dev: $(DEV_STAMP)
+$(BYTECODE): $(SOURCES) | $(PY)
+	$(PY) -m compileall -q geo refuge_map data >/dev/null
+	touch $@
+
+install: $(STAMP) $(BYTECODE)
+
+install-dev: $(DEV_STAMP) $(BYTECODE)
 
 # Debian's Chromium for the real-browser tests (Playwright drives it through executable_path).
 browser:
@@ -39,7 +48,7 @@ $(ASSETS_STAMP): $(ASSETS)/package.json $(ASSETS)/package-lock.json
 
 assets: $(ASSETS_STAMP)
 
-demo: $(STAMP) assets
+demo: $(STAMP) $(BYTECODE) assets
 	$(VENV)/bin/refuge demo --out $(OUT)
 
 lint: $(DEV_STAMP)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import geopandas as gpd
 import numpy as np
+import pandas as pd
 import shapely
 
 from geo._errors import DataFileError
@@ -19,6 +22,10 @@ def read_layer(
     path: str | Path, fields: Sequence[str], *, geom_types: Sequence[str]
 ) -> gpd.GeoDataFrame:
     """Read a WGS84 vector file and check fields, geometries, CRS and region.
+
+    A GeoJSON file read before with the same bytes is not read again in this process (the
+    scenario's place names and the network both read the gazetteer and the roads): its checked
+    layer is given again, as a copy.
 
     Parameters
     ----------
@@ -41,9 +48,31 @@ def read_layer(
         WGS84, missing fields or values, empty, invalid or wrongly typed geometries, and
         coordinates outside the region (with a hint when longitude and latitude look swapped).
     """
-    source = str(path)
+    source, checks = str(path), (tuple(fields), tuple(geom_types))
+    digest = _digest(path)
+    if digest is None:  # a file of several (a shapefile's), or one unreadable: no cache
+        return _checked_layer.__wrapped__(source, *checks, digest)
+    return _checked_layer(source, *checks, digest).copy()
+
+
+def _digest(path: str | Path) -> bytes | None:
+    """A digest of a GeoJSON file's bytes; None for another kind of file, or one unreadable."""
+    if Path(path).suffix.lower() not in (".geojson", ".json"):
+        return None
     try:
-        layer = gpd.read_file(path, engine="pyogrio")
+        return hashlib.blake2b(Path(path).read_bytes(), digest_size=16).digest()
+    except OSError:
+        return None
+
+
+@lru_cache(maxsize=16)
+def _checked_layer(
+    source: str, fields: tuple[str, ...], geom_types: tuple[str, ...], digest: bytes | None
+) -> gpd.GeoDataFrame:
+    """`read_layer` of the file `source` whose bytes have `digest` (a key only)."""
+    try:
+        # through Arrow: the same frame as pyogrio's default reader gives, built faster
+        layer = gpd.read_file(source, engine="pyogrio", use_arrow=True)
     except Exception as err:  # pyogrio raises several types; all mean "cannot read this file"
         raise DataFileError(
             f"cannot read the file ({str(err).splitlines()[0]})", source=source
@@ -77,8 +106,11 @@ def _field_problems(layer: gpd.GeoDataFrame, fields: Sequence[str]) -> list[str]
         if field not in layer:
             problems.append(f"field {field!r}: missing")
         else:
-            # a blank string is no value either
-            empty = (layer[field].isna() | (layer[field].astype(str).str.strip() == "")).to_numpy()
+            values = layer[field].to_numpy(dtype=object)
+            # a blank string is no value either (one pass over the cells, not three over the
+            # column: pandas' string methods cost more than a layer's few hundred cells)
+            blank = np.array([not str(value).strip() for value in values], dtype=bool)
+            empty = pd.isna(values) | blank
             if empty.any():
                 problems.append(f"field {field!r}: no value in {_rows(empty, layer)}")
     return problems

@@ -182,7 +182,8 @@ def build_road_graph(roads: gpd.GeoDataFrame, zones: gpd.GeoDataFrame) -> nx.Mul
     legs = [_leg_from_record(cast(dict[str, Any], r)) for r in roads.to_dict("records")]
     for city in zones.index[~zones.geometry.intersects(shapely.union_all(roads.geometry))]:
         legs = _add_spur(legs, str(city), cast(Point, zones.at[city, "site"]))
-    legs = [piece for leg in legs for piece in _split_at_zones(leg, zones)]
+    boundaries = zones.geometry.boundary.to_numpy()
+    legs = [piece for leg in legs for piece in _split_at_zones(leg, boundaries)]
     graph = _graph_from_legs(legs, zones)
     _check_connected(graph, list(map(str, zones.index)))
     return graph
@@ -236,8 +237,9 @@ def _split_leg(leg: _Leg, cuts: Sequence[float]) -> list[_Leg]:
     return pieces
 
 
-def _split_at_zones(leg: _Leg, zones: gpd.GeoDataFrame) -> list[_Leg]:
-    crossings = shapely.intersection(leg.geometry, zones.geometry.boundary.to_numpy())
+def _split_at_zones(leg: _Leg, boundaries: NDArray[np.object_]) -> list[_Leg]:
+    """The leg cut wherever it crosses one of the zones' `boundaries`."""
+    crossings = shapely.intersection(leg.geometry, boundaries)
     points = shapely.get_coordinates(crossings)
     if len(points) == 0:
         return [leg]
@@ -262,9 +264,17 @@ def _graph_from_legs(legs: list[_Leg], zones: gpd.GeoDataFrame) -> nx.MultiGraph
             walk_s=length / WALK_SPEED_M_S,
             **leg.attrs,
         )
-    for _, data in graph.nodes(data=True):
-        on_boundary = boundaries.distance(Point(data["x"], data["y"])) < NODE_TOLERANCE_M
-        data["gate"] = str(on_boundary.idxmax()) if on_boundary.any() else ""
+    nodes = graph.nodes
+    xy = np.array([(nodes[n]["x"], nodes[n]["y"]) for n in nodes], dtype=np.float64)
+    points = cast("NDArray[np.object_]", shapely.points(xy.reshape(-1, 2)))
+    on_boundary = np.asarray(
+        shapely.distance(points[:, None], boundaries.to_numpy()) < NODE_TOLERANCE_M
+    )
+    # each node's gate: the first zone whose boundary it lies on
+    on_any = cast("list[bool]", on_boundary.any(axis=1).tolist())
+    gates = zip(on_any, on_boundary.argmax(axis=1).tolist(), strict=True)
+    for node, (gated, zone) in zip(nodes, gates, strict=True):
+        nodes[node]["gate"] = str(boundaries.index[zone]) if gated else ""
     return graph
 
 

@@ -22,6 +22,7 @@ from refuge_map.errors import RefugeError
 from refuge_map.render import _html, network_map, read_run_files, render_html, save_map, static
 from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
 from refuge_map.render._html import cited, esc, script_json, unpacked_json
+from refuge_map.render._slider import encode_deltas
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
@@ -612,3 +613,12 @@ def test_a_small_runs_layers_stay_light(network_page, run_page):
     network's page itself (coordinates to 1 m) stays under 800 kB (753 kB)."""
     assert len(run_page.encode()) - len(network_page.encode()) <= 20_000
     assert len(network_page.encode()) <= 800_000
+
+
+def test_the_slider_encodes_each_track_as_polyline_text() -> None:
+    """Google's example of its Encoded Polyline Algorithm Format (38.5, -120.2; 40.7, -120.95;
+    43.252, -126.453), given as the numbers whose differences it encodes; the tracks encoded
+    in one pass come out one text each, an empty one empty."""
+    steps = np.array([3850000, -12020000, 220000, -75000, 255200, -550300])
+    texts = encode_deltas([np.cumsum(steps), np.zeros(0, np.int64), np.cumsum(steps[:2])])
+    assert texts == ["_p~iF~ps|U_ulLnnqC_mqNvxq`@", "", "_p~iF~ps|U"]

@@ -49,11 +49,13 @@ def test_the_wheel_installs_and_runs_outside_the_checkout(tmp_path: Path) -> Non
     sources, wheels, home = tmp_path / "src", tmp_path / "wheels", tmp_path / "elsewhere"
     _copy_sources(sources)
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input"]
-    _run(
-        [*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(wheels), "."],
+    built = _run(
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), "."],
         cwd=sources,
         env=env,
     )
+    # the map's assets and the explorer's page ship as package data, declared as such
+    assert "absent from the `packages` configuration" not in built.stdout + built.stderr
     wheel = next(wheels.glob("refuge_map-*.whl"))
 
     env_dir = tmp_path / "fresh-venv"

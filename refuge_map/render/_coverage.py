@@ -9,14 +9,13 @@ from typing import Any
 import geopandas as gpd
 import numpy as np
 import shapely
-from folium.map import Layer
 from jinja2 import Template
 from numpy.typing import NDArray
 
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import add_unpack_script, packed_json, script_json
+from refuge_map.render._html import PackedLayer, packed_json, script_json
 
 #: Classes of P(reach asylum alive): (lower bound, colour), viridis from dark (rarely) to
 #: yellow (surely): ordered in lightness, colour-blind safe, and no red (red means nothing here).
@@ -33,7 +32,7 @@ NO_VALUE = "#bdbdbd"
 COVERAGE_COLUMNS = ("p_asylum", "time_h")
 
 
-class CoverageLayer(Layer):
+class CoverageLayer(PackedLayer):
     """Cells coloured by their class of P(reach asylum alive); the tooltip tells the chance and
     the expected time to asylum. Written compactly: corners, class and the two numbers.
 
@@ -73,11 +72,6 @@ class CoverageLayer(Layer):
         self._name = "CoverageLayer"
         self.colors = script_json([*(color for _, color in P_CLASSES), NO_VALUE])
         self.cells = packed_json(_cell_rows(cells))
-
-    def render(self, **kwargs: Any) -> str:
-        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
-        add_unpack_script(self)
-        return super().render(**kwargs)
 
 
 def _cell_rows(cells: gpd.GeoDataFrame) -> list[list[Any]]:

@@ -9,9 +9,11 @@ import json
 import math
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any
 
 from branca.element import Element, Figure, MacroElement
+from folium.map import Layer
 
 #: What `script_json` escapes so that data cannot end a script or open a comment in it.
 _SCRIPT_ESCAPES = (
@@ -68,9 +70,13 @@ def sefaria_url(match: re.Match[str]) -> str:
 def cited(text: Any) -> Html | None:
     """`text` escaped, with every reference in it linked to its text on Sefaria (a link only:
     nothing is fetched); None for a missing value."""
-    if is_missing(text):
-        return None
-    raw, out, last = str(text), [], 0
+    return None if is_missing(text) else _linked(str(text))
+
+
+@lru_cache(maxsize=4096)
+def _linked(raw: str) -> Html:
+    """`cited` of a text (a run's thousands of events cite a few dozen rules)."""
+    out, last = [], 0
     for match in _REFERENCE.finditer(raw):
         out.append(esc(raw[last : match.start()]))
         out.append(link(match[0], sefaria_url(match)))
@@ -90,8 +96,14 @@ def esc(value: Any) -> str:
     folium puts popup and tooltip HTML between backticks, so besides ``<>&"'`` the characters
     ```` ` ````, ``$`` and ``\\`` become character references too.
     """
-    text = html.escape(str(value), quote=True)
-    return text.replace("`", "&#96;").replace("$", "&#36;").replace("\\", "&#92;")
+    return _escaped(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _escaped(text: str) -> str:
+    """`esc` of a text (popups repeat their labels and many values thousands of times)."""
+    escaped = html.escape(text, quote=True)
+    return escaped.replace("`", "&#96;").replace("$", "&#36;").replace("\\", "&#92;")
 
 
 def is_missing(value: Any) -> bool:
@@ -209,6 +221,48 @@ def add_unpack_script(element: MacroElement) -> None:
     root = element.get_root()
     assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
     root.script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+
+
+class _Rendered(Element):
+    """Text already rendered, put into the page as it is."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def render(self, **kwargs: Any) -> str:
+        """The text, as branca's ``Element(text)`` gives it (Jinja drops a last newline)."""
+        return self.text.removesuffix("\n")
+
+
+class _RenderedMacros(MacroElement):
+    """A `MacroElement` whose macros' output goes into the page as it is: branca would read each
+    output as a Jinja template and render it again, which for a layer of megabytes of data was
+    most of the page's rendering time (and `script_json` leaves no Jinja in the data)."""
+
+    # branca types `render` as giving text; a MacroElement's gives none (its output goes
+    # into the page), as `MacroElement.render` does
+    def render(self, **kwargs: Any) -> None:  # type: ignore[override]
+        """Put the header, html and script macros' output into the page; render the children."""
+        root = self.get_root()
+        assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
+        macros = self._template.module.__dict__
+        for part, home in (("header", root.header), ("html", root.html), ("script", root.script)):
+            if part in macros:
+                home.add_child(_Rendered(macros[part](self, kwargs)), name=self.get_name())
+        for child in self._children.values():
+            child.render(**kwargs)
+
+
+class PackedLayer(Layer, _RenderedMacros):
+    """A layer whose data go into its script as `packed_json`, which the page's `UNPACK_JS`
+    unpacks (put into the page with the layer)."""
+
+    # (no text either: see `_RenderedMacros.render`)
+    def render(self, **kwargs: Any) -> None:  # type: ignore[override]
+        """Render into the page, with the page's ``refugeUnpack`` (`add_unpack_script`)."""
+        add_unpack_script(self)
+        super().render(**kwargs)
 
 
 def unpacked_json(text: str) -> Any:

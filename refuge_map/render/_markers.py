@@ -7,11 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from folium.elements import JSCSSMixin
-from folium.map import Layer
 from jinja2 import Template
 
 from refuge_map._cells import as_point
-from refuge_map.render._html import add_unpack_script, packed_json, script_json
+from refuge_map.render._html import PackedLayer, packed_json, script_json
 from refuge_map.render.assets import CLUSTER_CSS, CLUSTER_JS, folium_links
 
 #: (lat, lon, popup HTML in pieces, tooltip HTML) of one marker; all text already escaped.
@@ -28,7 +27,7 @@ def lat_lon(geometry: object) -> tuple[float, float]:
 UNCLUSTERED_ZOOM = 13
 
 
-class MarkerLayer(JSCSSMixin, Layer):
+class MarkerLayer(JSCSSMixin, PackedLayer):
     """Circle markers of one style, each with its popup and tooltip, in the layer control;
     nearby markers are gathered into a disc of the layer's colour that gives their count (a
     click zooms in), so that a thousand events read as a few numbers.
@@ -86,11 +85,6 @@ class MarkerLayer(JSCSSMixin, Layer):
 
     default_js = folium_links(CLUSTER_JS)
     default_css = folium_links(CLUSTER_CSS)
-
-    def render(self, **kwargs: Any) -> str:
-        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
-        add_unpack_script(self)
-        return super().render(**kwargs)
 
     def __init__(
         self,

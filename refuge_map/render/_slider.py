@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 from folium.elements import JSCSSMixin
-from folium.map import Layer
 from jinja2 import Template
 from numpy.typing import NDArray
 
-from refuge_map.render._html import add_unpack_script, packed_json, script_json
+from refuge_map.render._html import PackedLayer, packed_json, script_json
 from refuge_map.render.assets import SLIDER_CSS, SLIDER_JS, folium_links
 
 #: Slider times start one day after the epoch: leaflet-timedimension sorts times as text and
@@ -33,7 +33,7 @@ class Track(NamedTuple):
     tooltip: str  # escaped
 
 
-class TimeSlider(JSCSSMixin, Layer):
+class TimeSlider(JSCSSMixin, PackedLayer):
     """Timestamped tracks on a time slider with play, step and speed controls, and a picker of
     the incidents to follow.
 
@@ -181,11 +181,6 @@ class TimeSlider(JSCSSMixin, Layer):
     default_js = folium_links(SLIDER_JS)
     default_css = folium_links(SLIDER_CSS)
 
-    def render(self, **kwargs: Any) -> str:
-        """Render into the page, with the page's `refugeUnpack` (`add_unpack_script`)."""
-        add_unpack_script(self)
-        return super().render(**kwargs)
-
     def __init__(
         self,
         tracks: list[Track],
@@ -226,28 +221,39 @@ def _pack(tracks: Sequence[Track]) -> dict[str, Any]:
     roles: dict[str, int] = {}
     ticks = [t - BASE_MS for track in tracks for t in track.times_ms.tolist()]
     unit_ms = math.gcd(*ticks) or 1
-    rows = []
+    coords, times = [], []
     for track in tracks:
         latlon = np.round(np.asarray(track.lonlat)[:, ::-1] * 1e5).astype(np.int64)
-        rows.append(
-            [
-                int(track.incident),
-                roles.setdefault(track.role, len(roles)),
-                [texts.setdefault(t, len(texts)) for t in track.popup],
-                texts.setdefault(track.tooltip, len(texts)),
-                encode_deltas(np.diff(latlon, axis=0, prepend=np.zeros((1, 2), np.int64)).ravel()),
-                encode_deltas((np.asarray(track.times_ms) - BASE_MS) // unit_ms),
-            ]
+        coords.append(np.diff(latlon, axis=0, prepend=np.zeros((1, 2), np.int64)).ravel())
+        times.append((np.asarray(track.times_ms) - BASE_MS) // unit_ms)
+    rows = [
+        [
+            int(track.incident),
+            roles.setdefault(track.role, len(roles)),
+            [texts.setdefault(t, len(texts)) for t in track.popup],
+            texts.setdefault(track.tooltip, len(texts)),
+            coords_text,
+            times_text,
+        ]
+        for track, coords_text, times_text in zip(
+            tracks, encode_deltas(coords), encode_deltas(times), strict=True
         )
+    ]
     return {"roles": list(roles), "texts": list(texts), "unit_ms": unit_ms, "tracks": rows}
 
 
-def encode_deltas(values: NDArray[np.int64]) -> str:
-    """Whole numbers as the differences from the previous one (the first from 0), written in
-    the Encoded Polyline Algorithm Format (Google): each difference zigzagged to a natural
-    number, in 5-bit groups, low first, each a character from ``?`` (63) on, ``+32`` for a
-    group that has more to follow. Small steps take one or two characters."""
-    steps = np.diff(np.asarray(values, dtype=np.int64), prepend=0)
+def encode_deltas(arrays: Sequence[NDArray[np.int64]]) -> list[str]:
+    """Each array's whole numbers as the differences from the previous one (its first from 0),
+    written in the Encoded Polyline Algorithm Format (Google): each difference zigzagged to a
+    natural number, in 5-bit groups, low first, each a character from ``?`` (63) on, ``+32`` for
+    a group that has more to follow. Small steps take one or two characters. All the arrays'
+    numbers are encoded in one pass, then cut into one text per array."""
+    lengths = np.array([len(a) for a in arrays], dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    values = np.concatenate([np.asarray(a, dtype=np.int64) for a in arrays] or [empty])
+    steps = np.diff(values, prepend=0)
+    firsts = (np.cumsum(lengths) - lengths)[lengths > 0]
+    steps[firsts] = values[firsts]  # each array's first number from 0
     zigzag = np.where(steps < 0, -2 * steps - 1, 2 * steps)
     groups = np.ones(len(zigzag), dtype=np.int64)
     while (rest := zigzag >> (5 * groups)).any():
@@ -256,4 +262,6 @@ def encode_deltas(values: NDArray[np.int64]) -> str:
     place = np.arange(width)
     chunks = (zigzag[:, None] >> (5 * place)) & 31
     chunks += 63 + 32 * (place < groups[:, None] - 1)
-    return chunks[place < groups[:, None]].astype(np.uint8).tobytes().decode("ascii")
+    text = chunks[place < groups[:, None]].astype(np.uint8).tobytes().decode("ascii")
+    cuts = np.r_[0, np.cumsum(groups)][np.r_[0, np.cumsum(lengths)]].tolist()
+    return [text[start:end] for start, end in pairwise(cuts)]

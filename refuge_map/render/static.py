@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import geopandas as gpd
 import numpy as np
 import shapely
 from matplotlib.axes import Axes
@@ -65,7 +66,7 @@ def static_map(
     ax = fig.add_subplot()
     _draw_network(ax, network)
     if run is not None:
-        _draw_run(ax, run, network)
+        _draw_run(ax, run)
     title = None
     if run is not None:
         title = f"The cities of refuge: {run.scenario.get('name') or 'a simulated run'}"
@@ -199,24 +200,37 @@ def _draw_cities(ax: Axes, network: RefugeNetwork) -> None:
         )
 
 
-def _draw_run(ax: Axes, run: RunFiles, network: RefugeNetwork) -> None:
+def _draw_run(ax: Axes, run: RunFiles) -> None:
     """The flight's tracks, light and coloured by role, and the events by category (thinned)."""
-    points = run.flight.to_crs(network.crs).sort_values(["agent_id", "since_killing_s"])
-    for role, tracks in points.groupby("role", sort=True):
-        if role == "escort":  # he walks with his manslayer: the same track
-            continue
-        lines = [
-            shapely.get_coordinates(track.geometry.to_numpy())
-            for _, track in tracks.groupby("agent_id", sort=False)
-        ]
-        ax.add_collection(
-            LineCollection(lines, colors=style.role_color(str(role)), lw=0.6, alpha=0.35, zorder=5)
-        )
+    _draw_tracks(ax, run.flight)
     for category, events in run.event_groups():
         shown = events.iloc[:: _thinning(len(events))]
         x, y = to_metric(shown["lon"].to_numpy(), shown["lat"].to_numpy())
         color = style.category_color(category)
         ax.scatter(x, y, s=12, color=color, edgecolors="black", linewidths=0.3, zorder=6)
+
+
+def _draw_tracks(ax: Axes, flight: gpd.GeoDataFrame) -> None:
+    """One light line per agent (in the region's metric CRS), a collection per role."""
+    # an escort walks with his manslayer: the same track
+    points = flight[flight["role"] != "escort"].sort_values(["agent_id", "since_killing_s"])
+    if points.empty:
+        return
+    lon, lat = shapely.get_coordinates(points.geometry.to_numpy()).T
+    agent = points["agent_id"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, agent[1:] != agent[:-1]])  # each agent's first row
+    lines = np.split(np.column_stack(to_metric(lon, lat)), starts[1:])
+    roles = points["role"].to_numpy()[starts].astype(str)
+    for role in sorted(set(roles)):
+        ax.add_collection(
+            LineCollection(
+                [line for line, of in zip(lines, roles, strict=True) if of == role],
+                colors=style.role_color(role),
+                lw=0.6,
+                alpha=0.35,
+                zorder=5,
+            )
+        )
 
 
 def _thinning(count: int) -> int:
