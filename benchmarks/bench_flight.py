@@ -3,7 +3,8 @@
 All run the same flight on the real network with the same incidents, speeds and delays: each
 manslayer walks to the nearest city of refuge, the asylum predicate is asked for every fugitive
 each step, and an avenger kills a fugitive he reaches outside asylum. The engine steps all agents
-as numpy arrays under the default rules (`avenger.knows: nearest_city`): the avenger goes by the
+in compiled loops over its arrays (numba, `simulation/_compiled.py`) under the default rules
+(`avenger.knows: nearest_city`): the avenger goes by the
 shortest road to the gate of the city nearest the scene and chases the fugitive by the roads
 (re-routing every step to his road position, precomputed all-pairs next hops) while the two are
 within `avenger.sight_m`; a fugitive who sees him may leave the road (`World.leaves_road`) and go
@@ -38,6 +39,10 @@ printed too, also the median of `REPEATS`. Each rate is given by wall-clock time
 "CPU", by this process's CPU time over the same loop (steadier when the machine is loaded); the
 load average is printed beside the figures. Peak memory: the traced peak of the engine's run
 (tracemalloc, a separate untimed pass) and the process's maximum resident size.
+
+First (`compiled_start`) the cost of the engine's compiled loops to a process: its first flight
+(numba's import and the loading of the kernels from numba's cache, or their compilation when the
+cache is cold) against the same flight again; every figure after it is taken warm.
 
 Then the engine alone (`engine_sizes`): 8, 1k, 10k and 100k incidents (1M with ``--million``:
 about 5 GB and a few minutes), whole `run_flight` calls over the hour, set-up included; stacked
@@ -538,6 +543,24 @@ def default_flight() -> None:
     print(f"  {len(worlds)} stacked against {len(worlds)} x one: {ratio:.1f}x wall")
 
 
+def compiled_start() -> None:
+    """Print the first flight of this process (numba imported, the kernels loaded from the
+    cache or compiled) against the same flight again: what the compiled step adds to a run's
+    start."""
+    w = world(8)
+    options = {"dt_s": DT_S, "horizon_s": STEPS * DT_S, "capture_m": CAPTURE_M}
+    seconds = []
+    for _ in range(2):
+        start, cpu = time.perf_counter(), time.process_time()
+        run_flight(w, **options, record_every=None)
+        seconds.append((time.perf_counter() - start, time.process_time() - cpu))
+    (first, first_cpu), (again, again_cpu) = seconds
+    print(
+        f"compiled step: first flight {first:.2f} s wall ({first_cpu:.2f} s CPU: numba's "
+        f"import and its cached kernels), then {again:.3f} s ({again_cpu:.3f} s CPU); {load()}"
+    )
+
+
 def main() -> None:
     """The Mesa-Geo comparison (unless ``--no-mesa``), then the engine alone: sizes, stacked
     against one by one, the default scenario."""
@@ -545,6 +568,7 @@ def main() -> None:
     parser.add_argument("--no-mesa", action="store_true", help="skip the Mesa-Geo comparison")
     parser.add_argument("--million", action="store_true", help="also 1M incidents (~5 GB)")
     args = parser.parse_args()
+    compiled_start()
     if not args.no_mesa:
         mesa_comparison()
     engine_sizes(args.million)

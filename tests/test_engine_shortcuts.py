@@ -17,8 +17,7 @@ import pytest
 
 from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
-from refuge_map.simulation._walk import Heading
-from refuge_map.simulation.engine import NEVER, Flight, _Pursuit, fly
+from refuge_map.simulation.engine import NEVER, Flight, _Mover, _Pursuit, fly
 from refuge_map.simulation.travel import walked_s
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
@@ -84,7 +83,7 @@ def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(_Pursuit, "_nobody_due", lambda self, step, t_prev: False)
     # ... chooses every walker's way afresh, walks in every step, and counts each step's
     # walking seconds from the two clock times
-    monkeypatch.setattr(Heading, "walk_on", lambda self, graph, live, *arrays: live)
+    monkeypatch.setattr(_Mover, "remembers", False)
     monkeypatch.setattr(_Pursuit, "_walks", staticmethod(lambda moved: True))
     monkeypatch.setattr(_Pursuit, "_elapsed", _elapsed_afresh)
     slow = flight(name, shortcuts=False)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 
 import numpy as np
 import shapely
@@ -88,3 +90,18 @@ def test_the_walk_with_its_memo_goes_as_without(network: RefugeNetwork) -> None:
         np.testing.assert_array_equal(used, p_used)
         np.testing.assert_array_equal(reached, p_reached)
     assert kept > 10 * n  # the memo was used, not bypassed
+
+
+def test_numba_is_imported_only_when_someone_walks() -> None:
+    """The compiled loops (numba) load with the first walk, not with the engine or the CLI:
+    commands that walk nobody do not pay numba's import."""
+    probe = (
+        "import sys, numpy as np, refuge_map.cli, refuge_map.simulation.engine; "
+        "before = 'numba' in sys.modules; "
+        "from refuge_map.simulation._walk import compiled; compiled(); "
+        "print(before, 'numba' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.split() == ["False", "True"]

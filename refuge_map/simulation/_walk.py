@@ -4,12 +4,15 @@ A position on the road is ``(edge, s)``: an edge index of `geo.roads.RoadRouter`
 distance `s` (metres) from the edge's first node. Targets are road positions too, so the same
 walk serves a fugitive running for a city, an avenger going to a gate, and an avenger chasing a
 fugitive who moves. All-pairs shortest distances and next hops (scipy's csgraph, one pass at
-build time; the graph has a few dozen nodes) make each choice at a node an array lookup.
+build time; the graph has a few dozen nodes) make each choice at a node an array lookup. The
+walk and the interpolation are compiled loops over the walkers (`_compiled`, numba), imported
+when first used.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import shapely
@@ -18,8 +21,29 @@ from scipy.sparse.csgraph import dijkstra
 
 from geo.roads import RoadRouter
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
 Floats = NDArray[np.float64]
 Ints = NDArray[np.intp]
+
+
+def compiled() -> ModuleType:
+    """The compiled loops (`_compiled`), imported on first use: numba's import and the loading
+    of the cached kernels are paid only by a run that walks."""
+    from refuge_map.simulation import _compiled
+
+    return _compiled
+
+
+def _ints(values: NDArray[np.integer]) -> Ints:
+    """`values` as a contiguous array of ``intp`` (one compiled signature for every caller)."""
+    return np.ascontiguousarray(values, dtype=np.intp)
+
+
+def _floats(values: NDArray[np.floating], *, copy: bool = False) -> Floats:
+    """`values` as a contiguous array of float64, a copy if `copy` (else only if needed)."""
+    return np.array(values, dtype=np.float64) if copy else np.ascontiguousarray(values, np.float64)
 
 
 @dataclass(frozen=True)
@@ -122,17 +146,33 @@ class RoadGraph:
 
     def xy(self, edge: Ints, s: Floats) -> tuple[Floats, Floats]:
         """Metric coordinates of road positions, interpolated along the edge geometries."""
-        # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-        key = self._base[edge] + np.minimum(np.maximum(s, 0.0), self.length[edge])
-        i = self._first[edge]  # the common case: no search, the edge is its only segment
-        search = (~self._one_segment[edge]).nonzero()[0]
-        if search.size:
-            e = edge[search]
-            found = np.searchsorted(self._key, key[search], side="right") - 1
-            i[search] = np.minimum(np.maximum(found, self._first[e]), self._last[e] - 1)
-        # a segment of no length has no offset either: any finite fraction of it is 0
-        frac = (key - self._key[i]) / self._seg_span[i]
-        return self._seg_x[i] + frac * self._seg_dx[i], self._seg_y[i] + frac * self._seg_dy[i]
+        x, y = np.empty(len(edge)), np.empty(len(edge))
+        compiled().xy(_ints(edge), _floats(s), self.shape_tables, x, y)
+        return x, y
+
+    @property
+    def road_tables(self) -> tuple[NDArray[np.generic], ...]:
+        """The arrays the compiled walk reads (`_compiled`): each edge's first and last node
+        and length, and the node-pair tables of distance, next hop and edge."""
+        return self.edge_u, self.edge_v, self.length, self.dist, self.next_hop, self.edge_of
+
+    @property
+    def shape_tables(self) -> tuple[NDArray[np.generic], ...]:
+        """The arrays the compiled interpolation reads (`_compiled`): the edge geometries'
+        vertices and segments, flat."""
+        return (
+            self._base,
+            self.length,
+            self._first,
+            self._last,
+            self._one_segment,
+            self._key,
+            self._seg_x,
+            self._seg_y,
+            self._seg_dx,
+            self._seg_dy,
+            self._seg_span,
+        )
 
     def road_distance(self, edge: Ints, s: Floats, to_edge: Ints, to_s: Floats) -> Floats:
         """Shortest road distance between road positions, element by element."""
@@ -174,10 +214,11 @@ class RoadGraph:
     ) -> tuple[Ints, Floats, Floats, NDArray[np.bool_]]:
         """Move each walker up to `budget` metres along a shortest road path to its target.
 
-        The loop runs over the nodes passed (each pass moves every walker to its next node or
-        its target), never over walkers. With a `memo` (one per set of walkers, kept between
-        calls) a walker who keeps his edge and his target and stays on the edge goes on the
-        way he last chose there without choosing again (`Heading`): the same result.
+        One compiled pass over the walkers (`_compiled.walk`), each walked node by node: at a
+        node he takes the next hop towards the nearer end of his target's edge, on his
+        target's edge he goes straight to it. With a `memo` (one per set of walkers, kept
+        between calls) a walker who keeps his edge and his target and stays on the edge goes
+        on the way he last chose there without choosing again (`Heading`): the same result.
 
         Returns
         -------
@@ -188,56 +229,22 @@ class RoadGraph:
         reached
             Whether each walker reached its target (a walker that cannot reach it stays put).
         """
-        edge, s, left = edge.copy(), s.astype(np.float64), budget.astype(np.float64)
+        edge, s = np.array(edge, dtype=np.intp), _floats(s, copy=True)
+        left = _floats(budget, copy=True)
         reached = np.zeros(edge.shape, dtype=bool)
-        walking = left > 0
-        if memo is not None:
-            walking = memo.walk_on(self, walking, edge, s, left, to_edge, to_s)
-        live = walking.nonzero()[0]
-        for _ in range(self.n_nodes + 2):
-            if live.size == 0:
-                break
-            e, pos, b, te, ts = edge[live], s[live], left[live], to_edge[live], to_s[live]
-            eu, ev, rest = self.edge_u[e], self.edge_v[e], self.length[e] - pos
-            from_u, from_v = self._from_nodes(eu, ev, te, ts)
-            via_u, via_v = pos + from_u, rest + from_v
-            via = np.minimum(via_u, via_v)
-            direct = np.where(e == te, np.abs(ts - pos), np.inf)
-            stuck = ~np.isfinite(np.minimum(direct, via))
-            go_direct = direct <= via
-            # a tie (a walker standing on the node it just passed) goes on to the far end
-            tie = np.abs(via_u - via_v) <= 1e-9 * (1.0 + np.abs(via_u))
-            toward_u = ~go_direct & np.where(tie, pos > rest, via_u < via_v)
-            gap = np.where(go_direct, direct, np.where(toward_u, pos, rest))
-            step = np.where(stuck, 0.0, np.minimum(b, gap))
-            heading = np.where(go_direct, np.sign(ts - pos), np.where(toward_u, -1.0, 1.0))
-            pos, b = pos + heading * step, b - step
-            done = (step == gap) & ~stuck
-            if memo is not None:
-                memo.chose(live, ~done & ~stuck & ~tie & (e != te), e, te, ts, toward_u)
-            if not done.any():  # every walker spent his budget on his edge (or is stuck)
-                edge[live], s[live], left[live] = e, pos, b
-                break
-            arrived = go_direct & done
-            pos[arrived] = ts[arrived]
-            at_node = (~go_direct & done).nonzero()[0]
-            if at_node.size:
-                node = np.where(toward_u[at_node], eu[at_node], ev[at_node])
-                e[at_node], pos[at_node] = self._next_edge(node, te[at_node], ts[at_node])
-            edge[live], s[live], left[live] = e, pos, b
-            reached[live[arrived]] = True
-            live = live[(b > 0) & ~arrived & ~stuck]
+        held = memo if memo is not None else Heading.none(0)
+        compiled().walk(
+            edge,
+            s,
+            left,
+            _ints(to_edge),
+            _floats(to_s),
+            reached,
+            held.arrays,
+            memo is not None,
+            self.road_tables,
+        )
         return edge, s, budget - left, reached
-
-    def _next_edge(self, node: Ints, to_edge: Ints, to_s: Floats) -> tuple[Ints, Floats]:
-        """The edge to take from `node` towards each target, and the node's position on it."""
-        tu, tv, tl = self.edge_u[to_edge], self.edge_v[to_edge], self.length[to_edge]
-        row = node * self.n_nodes
-        dist = self._dist_flat
-        end = np.where(dist[row + tu] + to_s <= dist[row + tv] + tl - to_s, tu, tv)
-        hop = self._edge_of_flat[row + np.maximum(self._hop_flat[row + end], 0)]
-        edge = np.where(node == end, to_edge, hop)
-        return edge, np.where(self.edge_u[edge] == node, 0.0, self.length[edge])
 
 
 @dataclass
@@ -271,48 +278,14 @@ class Heading:
         """A memo for `n` walkers that holds no choice yet."""
         return cls(np.full(n, -1), np.full(n, -1), np.zeros(n), np.zeros(n, dtype=bool))
 
+    @property
+    def arrays(self) -> tuple[Ints, Ints, Floats, NDArray[np.bool_]]:
+        """Its arrays, for the compiled walk (`_compiled`), which reads and updates them."""
+        return self.edge, self.to_edge, self.to_s, self.toward_u
+
     def take(self, rows: Ints) -> Heading:
         """The memo of walkers `rows` only."""
         return Heading(self.edge[rows], self.to_edge[rows], self.to_s[rows], self.toward_u[rows])
-
-    def walk_on(
-        self,
-        graph: RoadGraph,
-        live: NDArray[np.bool_],
-        edge: Ints,
-        s: Floats,
-        left: Floats,
-        to_edge: Ints,
-        to_s: Floats,
-    ) -> NDArray[np.bool_]:
-        """Move the `live` walkers who keep their choice and stop short of their edge's end
-        (`s` and `left` in place, as the full choice would); return who is left to walk."""
-        keeps = live & (self.edge == edge) & (self.to_edge == to_edge) & (self.to_s == to_s)
-        rows = keeps.nonzero()[0]
-        if rows.size == 0:
-            return live
-        pos, b, toward_u = s[rows], left[rows], self.toward_u[rows]
-        gap = np.where(toward_u, pos, graph.length[edge[rows]] - pos)
-        short = b < gap
-        rows, pos, b = rows[short], pos[short], b[short]
-        s[rows] = pos + np.where(toward_u[short], -1.0, 1.0) * b
-        left[rows] = 0.0
-        live[rows] = False
-        return live
-
-    def chose(
-        self,
-        rows: Ints,
-        keep: NDArray[np.bool_],
-        edge: Ints,
-        to_edge: Ints,
-        to_s: Floats,
-        toward_u: NDArray[np.bool_],
-    ) -> None:
-        """Walkers `rows` chose their way on `edge` (arrays of the rows): remember it where
-        `keep` holds, forget any earlier choice elsewhere."""
-        self.edge[rows] = np.where(keep, edge, -1)
-        self.to_edge[rows], self.to_s[rows], self.toward_u[rows] = to_edge, to_s, toward_u
 
 
 #: How far along a road (metres) its bearing is taken at a junction: the way it first leaves.

@@ -12,6 +12,15 @@ not know the way and has no signposts goes by `_walk.Ways`. Event times are the 
 in which they are seen (a resolution of one step, 60 s by default); positions are not
 interpolated back.
 
+The state is one array per quantity with a row per incident still in play (`_Pursuit`). A step
+is a few compiled loops over those rows (`_compiled`, numba: each agent taken through his move,
+his sight of the other, the avenger's setting out, giving up and contact, one pass each), so
+that its cost follows the agents, not a fixed count of array calls; what the compiled loops
+flag is turned into events here (the event vocabulary stays in `events`), and the asylum
+predicate (geometry, `geo`), the cities' reception and the recording of trajectory rows stay
+array code, asked only for the rows concerned. The engine draws no random numbers (every
+draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly as they would alone.
+
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
 """
@@ -29,7 +38,15 @@ from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
 from refuge_map.simulation._setup import World
-from refuge_map.simulation._walk import Floats, Heading, Ints, RoadGraph, Ways, bearing_ways
+from refuge_map.simulation._walk import (
+    Floats,
+    Heading,
+    Ints,
+    RoadGraph,
+    Ways,
+    bearing_ways,
+    compiled,
+)
 from refuge_map.simulation.events import (
     ARRIVAL,
     AVENGER,
@@ -80,6 +97,9 @@ class _Mover:
     # the way each last chose on his road (`RoadGraph.walk`'s memo)
     _heading: Heading = field(init=False, repr=False)
 
+    # the walk's memo is used (`RoadGraph.walk`); a test turns it off to show it changes nothing
+    remembers = True
+
     def __post_init__(self) -> None:
         self._foot_x, self._foot_y = self.foot[:, 0].copy(), self.foot[:, 1].copy()
         self._leg_x = self.start[:, 0] - self._foot_x
@@ -106,60 +126,66 @@ class _Mover:
     def at(cls, world: World, start: Floats, road: Floats, offroad: Floats) -> _Mover:
         """Movers standing at `start` with speeds `road` and `offroad` (m/s)."""
         edge, s, off = world.snap(start)
+        edge, s, off = np.array(edge, dtype=np.intp), np.array(s, dtype=float), off.astype(float)
         foot = np.column_stack(world.graph.xy(edge, s))
+        road, offroad = road.astype(float), offroad.astype(float)
         return cls(start, foot, off, off.copy(), edge, s, road, offroad, np.zeros(len(s)))
 
-    def advance(
-        self, graph: RoadGraph, tau: Floats, to_edge: Ints, to_s: Floats
-    ) -> tuple[Bools, Floats]:
-        """Spend `tau` seconds each: off-road first, the rest on the road towards the target
-        road positions. Returns where the target was reached, and the seconds left over."""
-        t_off = None  # once all are on the road (after the first steps) no leg is left
-        if self.off_left.any():
-            # Where the time covers the rest of the off-road leg it is done: exactly 0 left,
-            # not the rounding residue of a subtraction (which would keep him "off the road"
-            # forever).
-            covers = tau * self.offroad >= self.off_left
-            t_off = np.where(covers, self.off_left / self.offroad, tau)
-            self.off_left = np.where(covers, 0.0, self.off_left - tau * self.offroad)
-        budget = tau * self.road if t_off is None else (tau - t_off) * self.road
-        self.edge, self.s, used, reached = graph.walk(
-            self.edge, self.s, budget, to_edge, to_s, memo=self._heading
+    @property
+    def _arrays(self) -> tuple[NDArray[Any], ...]:
+        """The arrays the compiled move reads and updates (`_compiled.move`)."""
+        return (
+            self.edge,
+            self.s,
+            self.run_m,
+            self.road,
+            self.offroad,
+            self.off_total,
+            self.off_left,
+            self._foot_x,
+            self._foot_y,
+            self._leg_x,
+            self._leg_y,
         )
-        if t_off is None:
-            self.run_m = self.run_m + used
-            return reached, (budget - used) / self.road
-        self.run_m = self.run_m + t_off * self.offroad + used
-        return reached & (self.off_left <= 0), (budget - used) / self.road
 
-    def cross(self, rows: Ints, tau: Floats, xy: Floats, to_xy: Floats) -> Bools:
-        """Movers `rows` go across country, straight at their off-road speed, for `tau`
-        seconds each from their positions in `xy` (moved in place) towards `to_xy` (both of
-        the rows). Returns where they reached it."""
-        dx, dy = to_xy[:, 0] - xy[rows, 0], to_xy[:, 1] - xy[rows, 1]
-        gap, go = np.hypot(dx, dy), tau * self.offroad[rows]
-        reached = go >= gap
-        frac = np.where(reached, 1.0, go / np.where(gap > 0, gap, 1.0))
-        xy[rows, 0] += frac * dx
-        xy[rows, 1] += frac * dy
-        self.run_m[rows] += np.minimum(go, gap)
-        return reached
+    def move(
+        self,
+        graph: RoadGraph,
+        tau: Floats,
+        across: Bools,
+        to_edge: Ints,
+        to_s: Floats,
+        to_xy: Floats,
+        xy: Floats,
+    ) -> tuple[Bools, Floats]:
+        """Spend `tau` seconds each (one with none stays): one `across` goes straight across
+        country at his off-road speed from his position in `xy` towards `to_xy`; any other
+        walks the rest of his off-road leg first, then the road towards the road positions
+        (`to_edge`, `to_s`). Each who moved has his position in `xy` (n, 2) set (in place).
+        Returns where each reached his target, and the seconds each has left over (0 across
+        country)."""
+        reached, spare = np.empty(len(tau), dtype=bool), np.empty(len(tau))
+        compiled().move(
+            np.ascontiguousarray(tau, dtype=float),
+            across,
+            np.ascontiguousarray(to_edge, dtype=np.intp),
+            np.ascontiguousarray(to_s, dtype=float),
+            np.ascontiguousarray(to_xy, dtype=float),
+            xy,
+            reached,
+            spare,
+            self._arrays,
+            self._heading.arrays,
+            self.remembers,
+            graph.road_tables,
+            graph.shape_tables,
+        )
+        return reached, spare
 
-    def place(self, graph: RoadGraph, rows: Ints, out: Floats) -> tuple[Floats, Floats]:
-        """Write the metric positions of movers `rows` into those rows of `out` (n, 2): on
-        the road, or on the straight off-road leg for those still walking it. Returns them
-        too, as x and y (saving the caller a gather)."""
-        x, y = graph.xy(self.edge[rows], self.s[rows])
-        if self.off_left.any():  # still off the road: a few, in the first steps
-            total = self.off_total[rows]
-            frac = np.divide(self.off_left[rows], total, out=np.zeros(len(rows)), where=total > 0)
-            off = (frac > 0).nonzero()[0]
-            if off.size:
-                r, frac = rows[off], frac[off]
-                x[off] = self._foot_x[r] + frac * self._leg_x[r]
-                y[off] = self._foot_y[r] + frac * self._leg_y[r]
-        out[rows, 0], out[rows, 1] = x, y
-        return x, y
+    def place(self, graph: RoadGraph, out: Floats) -> None:
+        """Write the metric positions of every mover into `out` (n, 2): on the road, or on the
+        straight off-road leg for those still walking it."""
+        compiled().place(self._arrays, graph.shape_tables, out, np.ones(len(out), dtype=bool))
 
 
 @dataclass(frozen=True)
@@ -298,24 +324,27 @@ class _Pursuit:
         self.fug = _Mover.at(world, world.place, world.fugitive_road, world.fugitive_offroad)
         self.ave = _Mover.at(world, world.avenger_start, world.avenger_road, world.avenger_offroad)
         self.fxy, self.axy = np.empty((n, 2)), np.empty((n, 2))
-        self.fug.place(self.graph, self.ids, self.fxy)
-        self.ave.place(self.graph, self.ids, self.axy)
+        self.fug.place(self.graph, self.fxy)
+        self.ave.place(self.graph, self.axy)
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
-        n_cities = len(world.city_ids)
+        self.n_cities = n_cities = len(world.city_ids)
         self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
+        self.place_dtype = pd.CategoricalDtype(pd.Index(self.place_name, dtype="str"))
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
         runs = int(world.run.max(initial=0)) + 1
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
         target = pd.Index(world.city_ids).get_indexer(pd.Index(heading))
-        tree_edge, tree_s, _ = world.snap(
-            np.where(world.has_tree[:, None], world.trunk, world.place)
-        )
+        # the road position of each tree's trunk (snapped for those who run for one only)
+        trees = np.flatnonzero(world.has_tree)
+        tree_edge, tree_s = np.zeros(n, dtype=np.intp), np.zeros(n)
+        if trees.size:
+            tree_edge[trees], tree_s[trees] = world.snap(world.trunk[trees])[:2]
         self.goal_edge = np.where(world.has_tree, tree_edge, self.city_goal_edge[target])
         self.goal_s = np.where(world.has_tree, tree_s, self.city_goal_s[target])
         # across country he makes straight for the trunk, or his city's road end in the town
@@ -345,7 +374,8 @@ class _Pursuit:
         self.a_walked = walked_s(world.setout_s, 0.0, world.avenger_walk_s)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
         self.clear_until = np.full(n, -np.inf)
-        self.zone_bounds = shapely.bounds(world.network.asylum.zones)
+        self.zones = world.network.asylum.zones
+        self.zone_bounds = shapely.bounds(self.zones)
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
         flags = [np.zeros(n, dtype=bool) for _ in range(9)]
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
@@ -442,7 +472,7 @@ class _Pursuit:
     def _places(self, code: Ints) -> pd.Categorical:
         """The texts of place codes (`place_name`), as codes into it (no string per row)."""
         codes: Ints = np.where(code < 0, len(self.place_name) - 1, code)
-        return pd.Categorical.from_codes(codes, categories=pd.Index(self.place_name, dtype="str"))
+        return pd.Categorical.from_codes(codes, dtype=self.place_dtype, validate=False)
 
     def _log(
         self,
@@ -529,7 +559,7 @@ class _Pursuit:
         moved = tau > 0
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
         if self._walks(moved):
-            reached = self._run(tau, moved)
+            reached = self._run(tau)
             climbs = reached & self.has_tree & ~self.in_tree
             if climbs.any():
                 self.in_tree |= climbs
@@ -567,21 +597,16 @@ class _Pursuit:
         moves nobody and the walking is skipped."""
         return bool(moved.any())
 
-    def _run(self, tau: Floats, moved: Bools) -> Bools:
-        """The fugitives walk `tau` seconds each (`moved`: where that is more than 0): by the
-        road, by `Ways`, or across country. Returns where each reached his goal."""
-        across = self.f_across
-        reached, left = self.fug.advance(
-            self.graph, np.where(across, 0.0, tau), self.goal_edge, self.goal_s
+    def _run(self, tau: Floats) -> Bools:
+        """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
+        Returns where each reached his goal."""
+        reached, left = self.fug.move(
+            self.graph, tau, self.f_across, self.goal_edge, self.goal_s, self.goal_xy, self.fxy
         )
-        if self.ways is not None:
-            reached = self._follow_ways(reached, left)
-        crossing = (across & moved).nonzero()[0]
-        if crossing.size:
-            to_xy = self.goal_xy[crossing]
-            reached[crossing] = self.fug.cross(crossing, tau[crossing], self.fxy, to_xy)
-        self.fug.place(self.graph, (moved & ~across).nonzero()[0], self.fxy)
-        return reached
+        if self.ways is None:
+            return reached
+        across = reached & self.f_across  # across country he makes straight for his city
+        return self._follow_ways(reached & ~self.f_across, left) | across
 
     def _follow_ways(self, reached: Bools, left: Floats) -> Bools:
         """Those who go by `Ways` and reached a node take the next road there, and walk on with
@@ -596,8 +621,14 @@ class _Pursuit:
             reached = reached & ~at_node
             if not again.any():
                 break
-            more, rest = self.fug.advance(
-                self.graph, np.where(again, left, 0.0), self.goal_edge, self.goal_s
+            more, rest = self.fug.move(
+                self.graph,
+                np.where(again, left, 0.0),
+                self.f_across,
+                self.goal_edge,
+                self.goal_s,
+                self.goal_xy,
+                self.fxy,
             )
             reached |= again & more
             left = np.where(again, rest, 0.0)
@@ -623,17 +654,28 @@ class _Pursuit:
         """Whether each fugitive still running and his avenger, on his way, see each other
         (`sight_m`, straight line); one who sees him for the first time says so, and one who
         would leave the road (`World.leaves_road`) goes across country from the next step."""
-        dx, dy = self.fxy[:, 0] - self.axy[:, 0], self.fxy[:, 1] - self.axy[:, 1]
-        on_his_way = self.set_out & (self.a_end == NEVER)
-        self.sees = running & on_his_way & (np.hypot(dx, dy) <= self.sight_m)
-        if not self.sees.any():
+        self.sees = np.empty(len(running), dtype=bool)
+        first, leaves = np.empty(len(running), dtype=bool), np.empty(len(running), dtype=bool)
+        if not compiled().watch(
+            running,
+            self.fxy,
+            self.axy,
+            self.set_out,
+            self.a_end,
+            NEVER,
+            self.sight_m,
+            self.saw,
+            self.leaves_road,
+            self.f_across,
+            self.in_tree,
+            self.waiting,
+            self.fug.off_left,
+            self.sees,
+            first,
+            leaves,
+        ):
             return
-        first = self.sees & ~self.saw
-        self.saw |= first
         self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
-        on_road = ~self.f_across & ~self.in_tree & ~self.waiting & (self.fug.off_left <= 0)
-        leaves = self.sees & self.leaves_road & on_road
-        self.f_across |= leaves
         self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
     def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
@@ -641,7 +683,7 @@ class _Pursuit:
         with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
         the working rows turned away."""
         rows = np.flatnonzero(arrive)
-        slot = self.run[rows] * len(self.world.city_ids) + self.city[rows]
+        slot = self.run[rows] * self.n_cities + self.city[rows]
         received, rule, citation = self.reception.admit(slot)
         turned = np.zeros(len(arrive), dtype=bool)
         turned[rows[~received]] = True
@@ -677,11 +719,22 @@ class _Pursuit:
         ask = rows.nonzero()[0]
         if ask.size == 0:
             return
+        # He moves at most as far as he runs: until he has run his distance to the nearest
+        # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
+        # every zone is in none, and the predicate need not be asked (unless he is in a tree,
+        # where his bough decides).
+        clearance = self._clearance(ask)
+        self.clear_until[ask] = self.fug.run_m[ask] + clearance - 1.0
+        self.asked[ask] = True
+        self.city[ask] = -1
+        ask = ask[(clearance <= 0) | self.in_tree[ask]]
+        if ask.size == 0:
+            return
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
         if self.in_tree[ask].any():
             bough = np.where(self.in_tree[ask, None], self.bough[ask], np.nan)
             bough_x, bough_y = bough[:, 0], bough[:, 1]
-        self.city[ask] = self.world.network.city_xy(
+        found = self.world.network.city_xy(
             self.fxy[ask, 0],
             self.fxy[ask, 1],
             bough_x=bough_x,
@@ -691,38 +744,42 @@ class _Pursuit:
             intends_refuge=self.intends[ask],
         )[0]
         # a city he may not make for (turned away from it) does not hold him
-        found = self.city[ask]
         held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
         self.city[ask] = np.where(held, found, -1)
-        self.asked[ask] = True
-        # He moves at most as far as he runs: until he has run his distance to the nearest
-        # zone's box (less a metre for rounding) the zones cannot hold him.
-        self.clear_until[ask] = self.fug.run_m[ask] + self._clearance(ask) - 1.0
 
     def _clearance(self, rows: Ints) -> Floats:
-        """Straight-line distance (metres) from fugitives to the nearest zone's bounding box,
-        0 inside one."""
-        x, y = self.fxy[rows, 0, None], self.fxy[rows, 1, None]
-        left, bottom, right, top = self.zone_bounds.T
-        dx = np.maximum(np.maximum(left - x, x - right), 0.0)
-        dy = np.maximum(np.maximum(bottom - y, y - top), 0.0)
-        return np.hypot(dx, dy).min(axis=1)
+        """Straight-line distance (metres) from fugitives to the nearest zone, 0 inside one:
+        to the zones' bounding boxes, and for one within a box to the zones themselves."""
+        clearance = compiled().clearance(self.fxy, rows, self.zone_bounds)
+        boxed = (clearance <= 0).nonzero()[0]
+        if boxed.size:
+            points = shapely.points(self.fxy[rows[boxed]])
+            clearance[boxed] = shapely.distance(points[:, None], self.zones[None, :]).min(axis=1)
+        return clearance
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        self.a_end[(self.a_end == NEVER) & (self.f_end < NEVER)] = step
-        pursuing = started & (self.a_end == NEVER)
-        sets_out = pursuing & ~self.set_out & (self.setout_s <= t)
-        self.set_out |= sets_out
+        pursuing, sets_out, gives_up = (np.empty(len(started), dtype=bool) for _ in range(3))
+        gave_up = compiled().pursuers(
+            step,
+            t,
+            started,
+            self.f_end,
+            self.a_end,
+            NEVER,
+            self.set_out,
+            self.setout_s,
+            self.give_up_s,
+            self.gave_up,
+            pursuing,
+            sets_out,
+            gives_up,
+        )
         self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
-        gives_up = pursuing & self.set_out & (self.give_up_s <= t)
-        if gives_up.any():
-            self.gave_up |= gives_up
+        if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
-            self.a_end[gives_up] = step
             self.last_end = step
-            pursuing &= ~gives_up
         walk_s = self.world.avenger_walk_s
         tau = self._elapsed(pursuing, t, t_prev, self.setout_s, walk_s, self.a_walked)
         # he chases whom he sees (by the road, or across country after one who left it);
@@ -733,33 +790,41 @@ class _Pursuit:
         moved = tau > 0
         if not self._walks(moved):  # nobody moves, so nobody reaches anyone (`contact`)
             return
-        across = self.a_across
         to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
         to_s = np.where(chasing, self.fug.s, self.a_goal_s)
-        reached, _ = self.ave.advance(self.graph, np.where(across, 0.0, tau), to_edge, to_s)
-        crossing = (across & moved).nonzero()[0]
-        if crossing.size:
-            to_xy = np.where(chasing[crossing, None], self.fxy[crossing], self.a_goal_xy[crossing])
-            reached[crossing] = self.ave.cross(crossing, tau[crossing], self.axy, to_xy)
-        self.ave.place(self.graph, (moved & ~across).nonzero()[0], self.axy)
-        rows = moved.nonzero()[0]  # only one who moved can kill (`contact`)
-        near = np.zeros(len(tau), dtype=bool)
-        gap = np.hypot(self.axy[rows, 0] - self.fxy[rows, 0], self.axy[rows, 1] - self.fxy[rows, 1])
-        near[rows] = gap <= self.capture_m
-        contact = moved & ((reached & chasing) | near)  # he must be on his way
-        turned, killed = contact & self.deterred_if, contact & ~self.deterred_if
-        self.deterred |= turned
-        self.captured |= killed
+        # only one across country heads for a point rather than a road position
+        to_xy, after = self.a_goal_xy, (self.a_across & chasing).nonzero()[0]
+        if after.size:
+            to_xy = to_xy.copy()
+            to_xy[after] = self.fxy[after]
+        reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
+        # only one who moved can kill; he must be on his way
+        turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
+        met = compiled().contact(
+            step,
+            tau,
+            reached,
+            chasing,
+            self.axy,
+            self.fxy,
+            self.capture_m,
+            self.deterred_if,
+            self.deterred,
+            self.captured,
+            self.f_end,
+            self.a_end,
+            turned,
+            killed,
+        )
+        if not met:
+            return
         if turned.any():  # the escorts, or his own plea (Mishnah Makkot 2:5): whoever spoke
             who = turned.nonzero()[0]
             speaker = self.persuader[who]
             rule, cite = RULE[speaker], CITATION[speaker]
             self._log("deterred", who, AVENGER, t, step, self.axy[who], rule=rule, cite=cite)
         self._event("capture", killed, FUGITIVE, t, step, self.fxy, self.heading)
-        self.f_end[killed] = step
-        self.a_end[contact] = step
-        if contact.any():
-            self.last_end = step
+        self.last_end = step
 
     def _last_seen(self, seen: Bools) -> None:
         """`sees_him`: where an avenger sees his fugitive is where he will look for him."""

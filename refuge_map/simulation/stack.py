@@ -5,18 +5,19 @@ so runs that share the network and the flight's settings step together exactly a
 by one: each incident carries its run (`World.run`), each run's cities count their own manslayers
 (`reception.Reception`, Makkot 10b), and `split_flight` gives every run its own `Flight` (its
 events, trajectory rows, outcomes and reception, with its own world and incident numbers from
-0). A step's fixed cost (a few hundred numpy calls) is then paid once for the stack, not once
-per run.
+0). A step's fixed cost (a few dozen array and compiled calls) is then paid once for the
+stack, not once per run.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
 from refuge_map.simulation._setup import World
 from refuge_map.simulation.engine import Flight, Progress, flight_options, run_flight
@@ -105,17 +106,14 @@ def split_flight(flight: Flight, worlds: Sequence[World]) -> list[Flight]:
     """
     starts = offsets(worlds)
     run = flight.world.run
-    event_run = run[flight.events["incident"].to_numpy()]
+    events = _by_run(flight.events, run[flight.events["incident"].to_numpy()], len(worlds))
     tracks = flight.tracks
     track_run = run[tracks["incident"].astype(np.intp)] if len(tracks["incident"]) else None
     receptions = flight.reception.split()
     flights = []
     for r, (world, start) in enumerate(zip(worlds, starts, strict=True)):
-        events = flight.events[event_run == r].reset_index(drop=True)
-        events["incident"] = events["incident"].to_numpy() - start
-        for name in events.columns:  # a run's texts only, as its own flight has them
-            if isinstance(events[name].dtype, pd.CategoricalDtype):
-                events[name] = events[name].cat.remove_unused_categories()
+        own_events = events(r)
+        own_events["incident"] = own_events["incident"].to_numpy() - start
         mine = None if track_run is None else track_run == r
         if mine is None or not mine.any():  # as a flight without rows gives them
             own = {name: np.empty(0) for name in tracks}
@@ -124,8 +122,40 @@ def split_flight(flight: Flight, worlds: Sequence[World]) -> list[Flight]:
             own["incident"] = own["incident"] - start
         outcomes = flight.outcomes.iloc[start : start + world.n].copy()
         outcomes.index = pd.RangeIndex(world.n, name=flight.outcomes.index.name)
-        flights.append(Flight(world, events, own, outcomes, flight.dt_s, receptions[r]))
+        flights.append(Flight(world, own_events, own, outcomes, flight.dt_s, receptions[r]))
     return flights
+
+
+def _by_run(frame: pd.DataFrame, run: NDArray[np.intp], runs: int) -> Callable[[int], pd.DataFrame]:
+    """A function giving the rows of `frame` of each run (`run` per row, from 0 to `runs` - 1),
+    in their order and numbered from 0, each categorical column with its run's texts only (as
+    the run's own flight has them). The rows are sorted by run once; a run's are a slice."""
+    order = np.argsort(run, kind="stable")
+    bounds = np.searchsorted(run[order], np.arange(runs + 1))
+    columns: dict[str, tuple[Any, pd.Index | None]] = {}
+    for name in frame.columns:
+        column = frame[name]
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            columns[name] = (column.cat.codes.to_numpy()[order], column.cat.categories)
+        else:  # a numpy column as an array, any other (an extension array) as itself
+            data = column.to_numpy() if isinstance(column.dtype, np.dtype) else column.array
+            columns[name] = (data[order], None)
+
+    def rows(r: int) -> pd.DataFrame:
+        part = slice(bounds[r], bounds[r + 1])
+        values: dict[str, Any] = {}
+        for name, (data, categories) in columns.items():
+            if categories is None:
+                values[name] = data[part]
+            else:  # its texts only, in the stack's order (`remove_unused_categories`)
+                used, codes = np.unique(data[part], return_inverse=True)
+                if used.size and used[0] < 0:  # a missing text stays missing
+                    used, codes = used[1:], codes - 1
+                dtype = pd.CategoricalDtype(categories.take(used))
+                values[name] = pd.Categorical.from_codes(codes.astype(data.dtype), dtype=dtype)
+        return pd.DataFrame(values, columns=frame.columns)
+
+    return rows
 
 
 def stack_key(scenario: Scenario, world: World, *, record: bool = True) -> tuple[Any, ...]:
