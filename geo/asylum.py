@@ -36,9 +36,6 @@ KIND_CITATIONS: dict[str, str] = {
 #: Halvings of a leg in `Asylum.entry_along`: 2**-40 of a 100 km leg is under 0.1 mm.
 _ENTRY_BISECTIONS = 40
 
-#: Up to this many positions, `Asylum.zone_of` tests all bounding boxes in one table.
-_FEW_POSITIONS = 256
-
 #: Zone kinds, indexed by the codes `Asylum.kind_of` returns.
 ZONE_KINDS = np.array(["outside", "city", "techum"])
 OUTSIDE, CITY, TECHUM = 0, 1, 2
@@ -74,6 +71,10 @@ class Asylum:
         self._zone_bounds = shapely.bounds(self.zones)
         # where a Levitical zone overlaps one of the six, the six (tested last) decide
         self._order = np.argsort(~self.needs_intent, kind="stable")
+        # the zones' rings as flat arrays for the compiled test, and its module (`compile`)
+        self._rings: tuple[NDArray[np.intp], NDArray[np.intp], NDArray[Any], NDArray[Any]] | None
+        self._kernels: Any = None
+        self._rings = None
         self._prepare()
 
     def _prepare(self) -> None:
@@ -87,6 +88,29 @@ class Asylum:
         # Prepared geometries do not survive pickling: prepare again in the worker.
         Asylum.__init__(self, state["towns"], state["zones"], state["needs_intent"])
 
+    def compile(self) -> None:
+        """Answer `zone_of` and `clearance` by compiled loops over the positions (numba, loaded
+        now; `geo._compiled`): the same verdicts (a position on or within rounding of a zone's
+        boundary is still asked of GEOS), without a call per zone, for many small queries (a
+        simulation's steps). Done once; a pickled copy answers by GEOS until asked again."""
+        if self._rings is not None:
+            return
+        from geo import _compiled
+
+        parts = [shapely.get_parts(zone) for zone in self.zones]
+        per_zone = [[ring for p in part for ring in (p.exterior, *p.interiors)] for part in parts]
+        coords = [shapely.get_coordinates(ring) for zone in per_zone for ring in zone]
+        ring_at = np.cumsum([0, *(len(c) for c in coords)]).astype(np.intp)
+        zone_ring = np.cumsum([0, *(len(zone) for zone in per_zone)]).astype(np.intp)
+        xy = np.vstack(coords) if coords else np.empty((0, 2))
+        self._rings = (
+            zone_ring,
+            ring_at,
+            np.ascontiguousarray(xy[:, 0]),
+            np.ascontiguousarray(xy[:, 1]),
+        )
+        self._kernels = _compiled
+
     def zone_of(
         self,
         x: NDArray[np.float64],
@@ -99,33 +123,48 @@ class Asylum:
         A zone that `needs_intent` counts only for positions whose person `intends_refuge`
         (Makkot 10a, Abaye: the 42 protect only one who entered them intending refuge).
         """
-        city = np.full(x.shape, -1, dtype=np.intp)
-        intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape)
-        left, bottom, right, top = self._zone_bounds.T
-        if x.size <= _FEW_POSITIONS:
-            # Few positions (a simulation step): one table of bounding-box tests, then only the
-            # zones some position is near.
-            near_all = (
-                (x[:, None] >= left)
-                & (x[:, None] <= right)
-                & (y[:, None] >= bottom)
-                & (y[:, None] <= top)
-            )
-            zones = self._order[near_all[:, self._order].any(axis=0)]
-            candidates = (np.flatnonzero(near_all[:, i]) for i in zones)
-        else:
-            zones = self._order
-            candidates = (
-                np.flatnonzero((x >= left[i]) & (x <= right[i]) & (y >= bottom[i]) & (y <= top[i]))
-                for i in zones
-            )
-        for i, near in zip(zones, candidates, strict=True):
-            if self.needs_intent[i]:
-                near = near[intends[near]]
+        x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape).ravel()
+        held = self._holds(x.ravel(), y.ravel())
+        if self.needs_intent.any():
+            held[:, self.needs_intent] &= intends[:, None]
+        # where zones overlap, the last of `_order` holding a position decides
+        ordered = held[:, self._order]
+        if ordered.shape[1] == 0:
+            return np.full(x.shape, -1, dtype=np.intp)
+        last = self._order[ordered.shape[1] - 1 - np.argmax(ordered[:, ::-1], axis=1)]
+        return np.where(ordered.any(axis=1), last, -1).reshape(x.shape)
+
+    def _holds(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.bool_]:
+        """Whether each zone contains each position (positions x zones): by the compiled test
+        (`compile`) where it can tell, else by GEOS, each zone asked only of the positions
+        within its bounding box."""
+        held = np.zeros((len(x), len(self.zones)), dtype=bool)
+        if self._rings is not None:
+            verdict = np.empty(held.shape, dtype=np.int8)
+            x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+            unsure = self._kernels.inside(x, y, self._zone_bounds, *self._rings, verdict)
+            held |= verdict == self._kernels.IN
+            if not unsure:
+                return held
+            for i in np.flatnonzero((verdict == self._kernels.UNSURE).any(axis=0)):
+                near = np.flatnonzero(verdict[:, i] == self._kernels.UNSURE)
+                held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
+            return held
+        for i, (left, bottom, right, top) in enumerate(self._zone_bounds):
+            near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
             if near.size:
-                inside = near[shapely.contains_xy(self.zones[i], x[near], y[near])]
-                city[inside] = i
-        return city
+                held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
+        return held
+
+    def clearance(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Straight-line distance (metres) from each position to the nearest zone, 0 inside one
+        or on (or within rounding of) its boundary; never more than the true distance: a zone
+        whose bounding box a position is outside counts at the box's distance. Compiled
+        (`compile`, done now if it was not)."""
+        self.compile()
+        x, y = np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64)
+        return self._kernels.clearance(x, y, self._zone_bounds, *self._rings)
 
     def entry_along(
         self,

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geo import MOSES_THEN_JOSHUA, ParameterError, QueryError, load_network, to_lonlat
-from geo.asylum import BOUGH_OPINIONS
+from geo.asylum import BOUGH_OPINIONS, Asylum
 
 CITY = st.integers(0, 5)
 
@@ -130,3 +130,70 @@ def test_vectorized_and_scalar_answers_agree(network, seed, opinion):
 def test_nan_query_is_refused(network):
     with pytest.raises(QueryError, match="lon"):
         network.locate([35.0, np.nan], [31.5, 31.6])
+
+
+def _compiled_copy(asylum: Asylum) -> Asylum:
+    """A fresh copy of `asylum` (GEOS only) that answers by the compiled test."""
+    fast = Asylum(asylum.towns, asylum.zones, asylum.needs_intent)
+    fast.compile()
+    return fast
+
+
+def test_the_compiled_test_gives_geos_verdicts_on_and_about_the_boundaries(network):
+    asylum = network.asylum
+    fast = _compiled_copy(asylum)
+    rng = np.random.default_rng(5)
+    corners = shapely.get_coordinates(asylum.zones)  # vertices: on the boundary
+    between = (corners[:-1] + corners[1:]) / 2  # on an edge (or, across rings, anywhere)
+    around = np.vstack(
+        [rng.uniform(b[:2] - 500, b[2:] + 500, (400, 2)) for b in asylum._zone_bounds]
+    )
+    xy = np.vstack([corners, between, around, corners + rng.normal(0, 1e-9, corners.shape)])
+    intends = rng.random(len(xy)) < 0.5
+    expected = asylum.zone_of(xy[:, 0], xy[:, 1], intends_refuge=intends)
+    got = fast.zone_of(xy[:, 0], xy[:, 1], intends_refuge=intends)
+    np.testing.assert_array_equal(got, expected)
+    assert 0 < (expected >= 0).sum() < len(xy)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    x=st.floats(-3, 3),
+    y=st.floats(-3, 3),
+    hole=st.booleans(),
+    intends=st.booleans(),
+)
+def test_the_compiled_test_agrees_with_geos_on_holes_parts_and_overlaps(x, y, hole, intends):
+    ring = shapely.Polygon([(-2, -2), (2, -2), (2, 2), (-2, 2)], [[(-1, -1), (1, -1), (0, 1)]])
+    zones = np.array(
+        [
+            ring if hole else shapely.box(-2, -2, 2, 2),
+            shapely.MultiPolygon([shapely.box(-3, -3, -1, -1), shapely.box(1, 1, 3, 3)]),
+            shapely.Point(0, 0).buffer(1.5),
+        ],
+        dtype=object,
+    )
+    needs_intent = np.array([False, True, True])
+    slow, fast = Asylum(zones, zones, needs_intent), Asylum(zones, zones, needs_intent)
+    fast.compile()
+    px, py = np.array([x, round(x), x]), np.array([y, round(y), 0.0])  # some on an edge
+    expected = slow.zone_of(px, py, intends_refuge=intends)
+    np.testing.assert_array_equal(fast.zone_of(px, py, intends_refuge=intends), expected)
+    true = shapely.distance(shapely.points(px, py)[:, None], zones[None, :]).min(axis=1)
+    clearance = fast.clearance(px, py)
+    assert np.all(clearance <= true + 1e-9)
+    assert np.all((clearance == 0) | (true > 0))  # inside or on a zone: 0
+
+
+def test_clearance_is_0_inside_the_distance_within_a_box_and_the_box_s_beyond(network):
+    asylum = network.asylum
+    site = shapely.get_coordinates(network.cities["site"].to_numpy())[0]
+    box = asylum._zone_bounds[0]
+    # in the town; in the box's corner, beside the zone (a disc or a turned square); beyond
+    x = np.array([site[0], box[0] + 0.5, site[0]])
+    y = np.array([site[1], box[3] - 0.5, box[3] + 250.0])
+    true = shapely.distance(shapely.points(x, y)[:, None], asylum.zones[None, :]).min(axis=1)
+    clearance = asylum.clearance(x, y)
+    np.testing.assert_allclose(clearance[:2], true[:2], atol=1e-6)
+    assert clearance[0] == 0 < clearance[1]
+    assert clearance[2] == pytest.approx(250.0) and clearance[2] <= true[2]

@@ -4,8 +4,8 @@ a step costs a few calls however many agents it moves.
 Each rule's arithmetic is written once, here: the road walk (`walk`), the interpolation of road
 positions (`xy`), a mover's whole move in a step (`move`: off-road leg, road walk or across
 country) and his position (`place`); who sees whom (`watch`); the avengers who set out, give up
-or pursue (`pursuers`) and who meet their fugitive (`contact`); the fugitives' distance to the
-zones' boxes (`clearance`). `_walk.RoadGraph` and `engine._Pursuit` hand them their arrays and
+or pursue (`pursuers`) and who meet their fugitive (`contact`) (the zones' tests are geometry's:
+`geo.asylum.Asylum.compile`). `_walk.RoadGraph` and `engine._Pursuit` hand them their arrays and
 turn what they flag into events. A road graph comes as two tuples of arrays
 (`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and the
 node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat arrays).
@@ -343,20 +343,3 @@ def contact(
             killed[i] = captured[i] = True
             f_end[i] = step
     return anyone
-
-
-@njit(cache=True)
-def clearance(fxy: Floats, rows: Ints, bounds: Floats) -> Floats:
-    """Straight-line distance (metres) from the fugitives of `rows` (positions in `fxy`) to
-    the nearest of the boxes `bounds` (left, bottom, right, top per row), 0 inside one."""
-    out = np.empty(len(rows))
-    for k in range(len(rows)):
-        x, y = fxy[rows[k], 0], fxy[rows[k], 1]
-        best = np.inf
-        for z in range(len(bounds)):
-            left, bottom, right, top = bounds[z, 0], bounds[z, 1], bounds[z, 2], bounds[z, 3]
-            dx = max(max(left - x, x - right), 0.0)
-            dy = max(max(bottom - y, y - top), 0.0)
-            best = min(best, np.hypot(dx, dy))
-        out[k] = best
-    return out

@@ -17,8 +17,9 @@ is a few compiled loops over those rows (`_compiled`, numba: each agent taken th
 his sight of the other, the avenger's setting out, giving up and contact, one pass each), so
 that its cost follows the agents, not a fixed count of array calls; what the compiled loops
 flag is turned into events here (the event vocabulary stays in `events`), and the asylum
-predicate (geometry, `geo`), the cities' reception and the recording of trajectory rows stay
-array code, asked only for the rows concerned. The engine draws no random numbers (every
+predicate (geometry, `geo`: its compiled test, `geo.asylum.Asylum.compile`), the cities'
+reception and the recording of trajectory rows stay outside them, asked only for the rows
+concerned. The engine draws no random numbers (every
 draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly as they would alone.
 
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
@@ -33,7 +34,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import shapely
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
@@ -374,8 +374,7 @@ class _Pursuit:
         self.a_walked = walked_s(world.setout_s, 0.0, world.avenger_walk_s)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
         self.clear_until = np.full(n, -np.inf)
-        self.zones = world.network.asylum.zones
-        self.zone_bounds = shapely.bounds(self.zones)
+        self.asylum = world.network.asylum
         self.nowhere, self.never_captured = np.full(n, -1), np.zeros(n, dtype=bool)  # avengers
         flags = [np.zeros(n, dtype=bool) for _ in range(9)]
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
@@ -723,7 +722,7 @@ class _Pursuit:
         # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
         # every zone is in none, and the predicate need not be asked (unless he is in a tree,
         # where his bough decides).
-        clearance = self._clearance(ask)
+        clearance = self.asylum.clearance(self.fxy[ask, 0], self.fxy[ask, 1])
         self.clear_until[ask] = self.fug.run_m[ask] + clearance - 1.0
         self.asked[ask] = True
         self.city[ask] = -1
@@ -746,16 +745,6 @@ class _Pursuit:
         # a city he may not make for (turned away from it) does not hold him
         held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
         self.city[ask] = np.where(held, found, -1)
-
-    def _clearance(self, rows: Ints) -> Floats:
-        """Straight-line distance (metres) from fugitives to the nearest zone, 0 inside one:
-        to the zones' bounding boxes, and for one within a box to the zones themselves."""
-        clearance = compiled().clearance(self.fxy, rows, self.zone_bounds)
-        boxed = (clearance <= 0).nonzero()[0]
-        if boxed.size:
-            points = shapely.points(self.fxy[rows[boxed]])
-            clearance[boxed] = shapely.distance(points[:, None], self.zones[None, :]).min(axis=1)
-        return clearance
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);

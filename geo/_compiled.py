@@ -1,0 +1,127 @@
+"""The zones' compiled point tests (numba, nopython): which zones hold each position, and how
+far each position is from the nearest zone, one pass over the positions.
+
+A zone comes as its rings (exterior and holes, of every part) end to end: ``ring_x``,
+``ring_y`` the vertices (each ring closed), ring ``r`` the vertices ``ring_at[r]`` up to
+``ring_at[r + 1]``, and zone ``z`` the rings ``zone_ring[z]`` up to ``zone_ring[z + 1]``. The
+crossing test decides a position only where floating point cannot mistake the side of an
+edge it is on (Shewchuk's error bound for the orientation, widened); a position on or that near
+a zone's boundary is left to GEOS (`geo.asylum.Asylum`), so the verdicts are GEOS's.
+
+Imported only by `geo.asylum.Asylum.compile` (numba's import is paid only by whoever asks for
+it). Compiled on first use and cached on disk (``cache=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+Floats = NDArray[np.float64]
+Ints = NDArray[np.intp]
+
+#: The verdicts of `inside`: outside, inside, and too near the boundary to tell.
+OUT, IN, UNSURE = 0, 1, 2
+
+#: Relative error bound of the orientation's sign (Shewchuk's ``ccwerrboundA``, ~3.3e-16,
+#: widened a thousandfold: a few more positions go to GEOS, none is decided wrongly).
+_ORIENTATION_BOUND = 1e-12
+
+
+@njit(cache=True)
+def _verdict(
+    px: float, py: float, z: int, zone_ring: Ints, ring_at: Ints, ring_x: Floats, ring_y: Floats
+) -> int:
+    """Whether (`px`, `py`) is inside zone `z` (`IN`), outside (`OUT`) or too near its
+    boundary to tell (`UNSURE`): the parity of the rings' edges crossed by a ray to +x."""
+    inside = False
+    for r in range(zone_ring[z], zone_ring[z + 1]):
+        for j in range(ring_at[r], ring_at[r + 1] - 1):
+            x1, y1, x2, y2 = ring_x[j], ring_y[j], ring_x[j + 1], ring_y[j + 1]
+            left = (x2 - x1) * (py - y1)
+            right = (y2 - y1) * (px - x1)
+            det = left - right
+            near = abs(det) <= _ORIENTATION_BOUND * (abs(left) + abs(right))
+            if near and min(x1, x2) <= px <= max(x1, x2) and min(y1, y2) <= py <= max(y1, y2):
+                return UNSURE  # on the edge, or too near it to tell
+            if (y1 > py) != (y2 > py):
+                if near:
+                    return UNSURE
+                if (det > 0) == (y2 > y1):  # the edge crosses the ray right of the point
+                    inside = not inside
+    return IN if inside else OUT
+
+
+@njit(cache=True)
+def inside(
+    x: Floats,
+    y: Floats,
+    bounds: Floats,
+    zone_ring: Ints,
+    ring_at: Ints,
+    ring_x: Floats,
+    ring_y: Floats,
+    out: NDArray[np.int8],
+) -> bool:
+    """The verdict (`OUT`, `IN`, `UNSURE`) of every position for every zone into `out`
+    (positions x zones): `OUT` outside a zone's bounding box (left, bottom, right, top) without
+    a look at its rings. Returns whether any verdict is `UNSURE`."""
+    unsure = False
+    for i in range(len(x)):
+        px, py = x[i], y[i]
+        for z in range(len(bounds)):
+            if not (bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]):
+                out[i, z] = OUT
+                continue
+            out[i, z] = _verdict(px, py, z, zone_ring, ring_at, ring_x, ring_y)
+            unsure |= out[i, z] == UNSURE
+    return unsure
+
+
+@njit(cache=True)
+def clearance(
+    x: Floats,
+    y: Floats,
+    bounds: Floats,
+    zone_ring: Ints,
+    ring_at: Ints,
+    ring_x: Floats,
+    ring_y: Floats,
+) -> Floats:
+    """Straight-line distance (metres) from each position to the nearest zone, 0 inside one
+    (or too near its boundary to tell), never more than the true distance: to a zone whose
+    bounding box the position is outside, the distance to the box."""
+    out = np.empty(len(x))
+    for i in range(len(x)):
+        px, py = x[i], y[i]
+        best = np.inf
+        for z in range(len(bounds)):
+            dx = max(max(bounds[z, 0] - px, px - bounds[z, 2]), 0.0)
+            dy = max(max(bounds[z, 1] - py, py - bounds[z, 3]), 0.0)
+            gap = np.hypot(dx, dy)
+            if gap == 0.0:
+                if _verdict(px, py, z, zone_ring, ring_at, ring_x, ring_y) != OUT:
+                    best = 0.0
+                    break
+                gap = _to_rings(px, py, z, zone_ring, ring_at, ring_x, ring_y)
+            best = min(best, gap)
+        out[i] = best
+    return out
+
+
+@njit(cache=True)
+def _to_rings(
+    px: float, py: float, z: int, zone_ring: Ints, ring_at: Ints, ring_x: Floats, ring_y: Floats
+) -> float:
+    """Distance from (`px`, `py`) to the nearest edge of zone `z`'s rings."""
+    best = np.inf
+    for r in range(zone_ring[z], zone_ring[z + 1]):
+        for j in range(ring_at[r], ring_at[r + 1] - 1):
+            x1, y1 = ring_x[j], ring_y[j]
+            ex, ey = ring_x[j + 1] - x1, ring_y[j + 1] - y1
+            span = ex * ex + ey * ey
+            along = ((px - x1) * ex + (py - y1) * ey) / span if span > 0 else 0.0
+            along = min(max(along, 0.0), 1.0)
+            best = min(best, np.hypot(px - x1 - along * ex, py - y1 - along * ey))
+    return best
