@@ -52,15 +52,10 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
 
 
 def _elapsed_afresh(
-    self: _Pursuit,
-    moving: np.ndarray,
-    t: float,
-    t_prev: float,
-    since: np.ndarray,
-    walk_s: float,
-    walked: np.ndarray,
+    self: _Pursuit, moving: np.ndarray, t: float, t_prev: float, who: int
 ) -> np.ndarray:
     """`_Pursuit._elapsed` without the seconds carried over from the previous step."""
+    since, walk_s = self.since[:, who], self.walk_s[who]
     if walk_s >= 86_400.0:
         spent = np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s)
     else:

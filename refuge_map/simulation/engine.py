@@ -57,6 +57,7 @@ from refuge_map.simulation.events import (
     HORIZON,
     LEVITICAL_ARRIVAL,
     ROLES,
+    Coded,
     EventLog,
 )
 from refuge_map.simulation.persuasion import CITATION, RULE
@@ -274,8 +275,8 @@ _ROWS = (
     "a_end",
     "city",
     "asked",
-    "f_walked",
-    "a_walked",
+    "since",
+    "walked",
     "clear_until",
     "nowhere",
     "never_captured",
@@ -333,7 +334,6 @@ class _Pursuit:
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
         self.n_cities = n_cities = len(world.city_ids)
         self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
-        self.place_dtype = pd.CategoricalDtype(pd.Index(self.place_name, dtype="str"))
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
         runs = int(world.run.max(initial=0)) + 1
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
@@ -369,9 +369,14 @@ class _Pursuit:
         self.last_end, self.last_start = -2, float(world.t0_s.max(initial=-np.inf))
         self.city = np.full(n, -1)
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
-        # seconds each has walked by the previous step's time (`_elapsed`; the first step's is 0)
-        self.f_walked = walked_s(world.t0_s, 0.0, world.fugitive_walk_s)
-        self.a_walked = walked_s(world.setout_s, 0.0, world.avenger_walk_s)
+        # each fugitive and his avenger (columns `FUGITIVE`, `AVENGER`): when he sets out, the
+        # seconds he walks a day (whether he rests), the seconds he had walked by the previous
+        # step's time (`_elapsed`; the first step's is 0) and those he walks in this step
+        self.since = np.column_stack([world.t0_s, world.setout_s])
+        self.walk_s = np.array([world.fugitive_walk_s, world.avenger_walk_s], dtype=np.float64)
+        self.rests = self.walk_s < DAY_S
+        self.walked = walked_s(self.since, 0.0, self.walk_s)
+        self.walking = np.zeros_like(self.walked)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
         self.clear_until = np.full(n, -np.inf)
         self.asylum = world.network.asylum
@@ -380,7 +385,11 @@ class _Pursuit:
         (self.captured, self.deterred, self.in_tree, self.waiting) = flags[:4]
         (self.set_out, self.gave_up, self.f_across, self.a_across, self.saw) = flags[4:]
         # the rule of an arrival in his tree (`in_tree`: he climbed it), the network's reading
-        self.tree_rule = BOUGH_OPINIONS[world.network.options["bough_opinion"]]
+        tree_rule = BOUGH_OPINIONS[world.network.options["bough_opinion"]]
+        # an arrival's rule and citation (`_flee`), by code: on foot, in his tree, Levitical
+        arrival_rule, arrival_citation = EVENT_KINDS["arrival"]
+        self.arrival_rules = np.array([arrival_rule, tree_rule, LEVITICAL_ARRIVAL[0]])
+        self.arrival_citations = np.array([arrival_citation, LEVITICAL_ARRIVAL[1]])
         # what `result` reads, for every incident (rows that leave are copied in first)
         self.outcome = {name: getattr(self, name).copy() for name in _OUTCOME_ROWS}
         self.outcome["heading"], self.outcome["run_m"] = self.heading, np.zeros(n)
@@ -468,10 +477,9 @@ class _Pursuit:
             None if cite is None else cite[idx],
         )
 
-    def _places(self, code: Ints) -> pd.Categorical:
+    def _places(self, code: Ints) -> Coded:
         """The texts of place codes (`place_name`), as codes into it (no string per row)."""
-        codes: Ints = np.where(code < 0, len(self.place_name) - 1, code)
-        return pd.Categorical.from_codes(codes, dtype=self.place_dtype, validate=False)
+        return Coded(np.where(code < 0, len(self.place_name) - 1, code), self.place_name)
 
     def _log(
         self,
@@ -481,9 +489,9 @@ class _Pursuit:
         t_s: Floats | float,
         step: int,
         xy: Floats,
-        city: NDArray[np.str_] | pd.Categorical | str = "",
-        rule: NDArray[np.str_] | None = None,
-        cite: NDArray[np.str_] | None = None,
+        city: NDArray[np.str_] | Coded | str = "",
+        rule: NDArray[np.str_] | Coded | None = None,
+        cite: NDArray[np.str_] | Coded | None = None,
     ) -> None:
         """Log `kind` for the working `rows` (not empty), with their times, positions, cities,
         rules and citations (arrays over `rows`, or one value for all)."""
@@ -503,6 +511,9 @@ class _Pursuit:
         """Advance everyone from the previous step's time to this step's."""
         t, t_prev = step * self.dt_s, max(step - 1, 0) * self.dt_s
         started = self.t0_s <= t
+        if self.rests.any():
+            now = walked_s(self.since, t, self.walk_s)
+            self.walking, self.walked = now - self.walked, now
         self._flee(step, t, t_prev, started)
         self._pursue(step, t, t_prev, started)
         if self.record_every is not None:
@@ -529,28 +540,25 @@ class _Pursuit:
             self.outcome[name][ids] = getattr(self, name)[rows]
         self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
-    def _elapsed(
-        self, moving: Bools, t: float, t_prev: float, since: Floats, walk_s: float, walked: Floats
-    ) -> Floats:
-        """Seconds each mover walks in this step, counted from `since`, walking `walk_s` of
-        every 24 hours from then and resting the rest (`travel.walked_s`). `walked` holds the
-        seconds each had walked by `t_prev` (the previous step's time) and is set to those by
-        `t`."""
-        if walk_s >= DAY_S:  # he never rests
+    def _elapsed(self, moving: Bools, t: float, t_prev: float, who: int) -> Floats:
+        """Seconds each mover (`who`: `FUGITIVE` or `AVENGER`) walks in this step, counted
+        from when he set out (`since`), walking `walk_s` of every 24 hours from then
+        and resting the rest (`travel.walked_s`): for one who rests, the seconds walked by `t`
+        less those walked by `t_prev` (the previous step's time), both movers' counted at once
+        (`step`: `walked`, `walking`)."""
+        if not self.rests[who]:
             # np.minimum(np.maximum()) is np.clip without its Python-level overhead
+            since = self.since[:, who]
             spent = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
         else:
-            now = walked_s(since, t, walk_s)
-            spent = now - walked
-            walked[:] = now
+            spent = self.walking[:, who]
         return np.where(moving, spent, 0.0)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
         in_flight = started & (self.f_end == NEVER)
         moving = in_flight & ~self.waiting & ~self.in_tree
-        walk_s = self.world.fugitive_walk_s
-        tau = self._elapsed(moving, t, t_prev, self.t0_s, walk_s, self.f_walked)
+        tau = self._elapsed(moving, t, t_prev, FUGITIVE)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
         # and of those who moved only who may have run as far as a zone's bounding box.
@@ -574,11 +582,11 @@ class _Pursuit:
         if arrive.any():
             rows = arrive.nonzero()[0]
             found = self.city[rows]
+            # the rule of an arrival on foot, in his tree, or in a Levitical city
             levitical = self.city_kind[found] == LEVITICAL
-            arrival_rule = np.where(self.in_tree[rows], self.tree_rule, EVENT_KINDS["arrival"][0])
-            rule = np.where(levitical, LEVITICAL_ARRIVAL[0], arrival_rule)
-            citation = np.where(levitical, LEVITICAL_ARRIVAL[1], EVENT_KINDS["arrival"][1])
-            city = self.place_name[found]
+            rule = Coded(np.where(levitical, 2, self.in_tree[rows]), self.arrival_rules)
+            citation = Coded(levitical.astype(np.intp), self.arrival_citations)
+            city = self._places(found)
             self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
@@ -769,8 +777,7 @@ class _Pursuit:
         if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.last_end = step
-        walk_s = self.world.avenger_walk_s
-        tau = self._elapsed(pursuing, t, t_prev, self.setout_s, walk_s, self.a_walked)
+        tau = self._elapsed(pursuing, t, t_prev, AVENGER)
         # he chases whom he sees (by the road, or across country after one who left it);
         # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
         chasing = self.sees & pursuing

@@ -226,6 +226,19 @@ _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
 TEXT_FIELDS = ("role", "kind", "city", "rule", "citation")
 
 
+@dataclass(frozen=True)
+class Coded:
+    """A text field given as codes into a table of texts: each row's text is
+    ``texts[codes[row]]`` (no string per row, and no pandas object made in a stepping loop;
+    the join (`EventLog.frame`) reads it as it reads a `pandas.Categorical`)."""
+
+    codes: NDArray[np.intp]
+    texts: NDArray[np.str_]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+
 @dataclass
 class EventLog:
     """Events and trajectory rows, gathered as arrays and joined once.
@@ -256,14 +269,15 @@ class EventLog:
         xy: NDArray[np.float64],
         *,
         step: int | None = None,
-        city: NDArray[np.str_] | pd.Categorical | str = "",
+        city: NDArray[np.str_] | pd.Categorical | Coded | str = "",
         rule: Any = None,
         citation: Any = None,
         inside: NDArray[np.bool_] | bool = False,
     ) -> None:
         """Log `kind` for incidents `idx` (one value per incident in `t_s`, `xy` (n, 2) and
-        the other arrays, or a scalar for all; a text field may be a `pandas.Categorical`,
-        codes into a table of texts), with the kind's rule and citation unless given."""
+        the other arrays, or a scalar for all; a text field may be a `Coded` or a
+        `pandas.Categorical`, codes into a table of texts), with the kind's rule and citation
+        unless given."""
         if len(idx) == 0:
             return
         default_rule, default_citation = self.kinds[kind]
@@ -352,26 +366,33 @@ def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     keeps its codes (its texts used only), the arrays' texts are hashed (`pandas.factorize`)
     and only their distinct texts sorted."""
     is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
-    is_coded = np.array([isinstance(v, pd.Categorical) for v in values], dtype=bool)
+    is_coded = np.array([isinstance(v, pd.Categorical | Coded) for v in values], dtype=bool)
     arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
     row_code, distinct = pd.factorize(np.concatenate(arrays) if arrays else np.array([], str))
     distinct = np.asarray(distinct, dtype=str)
-    coded = [values[k] for k in np.flatnonzero(is_coded)]
-    used = [np.unique(c.codes) for c in coded]
+    coded = [_codes_and_texts(values[k]) for k in np.flatnonzero(is_coded)]
+    used = [np.unique(codes) for codes, _ in coded]
     scalar = ~is_array & ~is_coded
     scalars = np.array([str(values[k]) for k in np.flatnonzero(scalar)], dtype=str)
     texts = [distinct, scalars]
-    texts += [c.categories.to_numpy(str)[u] for c, u in zip(coded, used, strict=True)]
+    texts += [table[u] for (_, table), u in zip(coded, used, strict=True)]
     categories = np.unique(np.concatenate(texts))
     part_code = np.full(len(values), -1, dtype=np.intp)
     part_code[scalar] = np.searchsorted(categories, scalars)
     codes = np.repeat(part_code, sizes)
     codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, distinct)[row_code]
     ends = np.cumsum(sizes)
-    for k, part in zip(np.flatnonzero(is_coded), coded, strict=True):
-        recode = np.searchsorted(categories, part.categories.to_numpy(str))
-        codes[ends[k] - sizes[k] : ends[k]] = recode[part.codes]
+    for k, (part, table) in zip(np.flatnonzero(is_coded), coded, strict=True):
+        recode = np.searchsorted(categories, table)
+        codes[ends[k] - sizes[k] : ends[k]] = recode[part]
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
+
+
+def _codes_and_texts(part: pd.Categorical | Coded) -> tuple[NDArray[np.intp], NDArray[np.str_]]:
+    """A coded text field's codes and its table of texts."""
+    if isinstance(part, Coded):
+        return part.codes, np.asarray(part.texts, dtype=str)
+    return part.codes, part.categories.to_numpy(str)
 
 
 def codes_of(column: Any, texts: tuple[str, ...]) -> NDArray[np.intp]:
