@@ -124,10 +124,10 @@ class Asylum:
         (Makkot 10a, Abaye: the 42 protect only one who entered them intending refuge).
         """
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-        intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape).ravel()
         held = self._holds(x.ravel(), y.ravel())
         if self.needs_intent.any():
-            held[:, self.needs_intent] &= intends[:, None]
+            intends = np.asarray(intends_refuge, dtype=bool)
+            held[:, self.needs_intent] &= intends.reshape(-1, 1) if intends.ndim else intends
         # where zones overlap, the last of `_order` holding a position decides
         ordered = held[:, self._order]
         if ordered.shape[1] == 0:
@@ -139,18 +139,18 @@ class Asylum:
         """Whether each zone contains each position (positions x zones): by the compiled test
         (`compile`) where it can tell, else by GEOS, each zone asked only of the positions
         within its bounding box."""
-        held = np.zeros((len(x), len(self.zones)), dtype=bool)
         if self._rings is not None:
-            verdict = np.empty(held.shape, dtype=np.int8)
+            verdict = np.empty((len(x), len(self.zones)), dtype=np.int8)
             x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
             unsure = self._kernels.inside(x, y, self._zone_bounds, *self._rings, verdict)
-            held |= verdict == self._kernels.IN
+            held = verdict == self._kernels.IN
             if not unsure:
                 return held
             for i in np.flatnonzero((verdict == self._kernels.UNSURE).any(axis=0)):
                 near = np.flatnonzero(verdict[:, i] == self._kernels.UNSURE)
                 held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
             return held
+        held = np.zeros((len(x), len(self.zones)), dtype=bool)
         for i, (left, bottom, right, top) in enumerate(self._zone_bounds):
             near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
             if near.size:
