@@ -151,10 +151,10 @@ class Asylum:
                 held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
             return held
         held = np.zeros((len(x), len(self.zones)), dtype=bool)
-        for i, (left, bottom, right, top) in enumerate(self._zone_bounds):
+        for z, (left, bottom, right, top) in enumerate(self._zone_bounds):
             near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
             if near.size:
-                held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
+                held[near, z] = shapely.contains_xy(self.zones[z], x[near], y[near])
         return held
 
     def clearance(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -163,6 +163,7 @@ class Asylum:
         whose bounding box a position is outside counts at the box's distance. Compiled
         (`compile`, done now if it was not)."""
         self.compile()
+        assert self._rings is not None  # `compile` made them
         x, y = np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64)
         return self._kernels.clearance(x, y, self._zone_bounds, *self._rings)
 
