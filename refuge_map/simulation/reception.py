@@ -243,15 +243,20 @@ class Reception:
             turns him (a full city, or one with no elders) and its citation, else "".
         """
         room = np.where(self.receives, room_in_city(self.residents, self.population), 0)
-        order = np.argsort(city, kind="stable")
-        ranked = city[order]
-        first = np.searchsorted(ranked, ranked, side="left")
-        rank = np.empty(len(city), np.int64)
-        rank[order] = np.arange(len(city)) - first
-        received = rank < room[city]
-        np.add.at(self.residents, city[received], 1)
-        np.add.at(self.arrived, city[received], 1)
-        np.add.at(self.turned_away, city[~received], 1)
+        arriving = np.bincount(city, minlength=len(room))
+        if np.all(arriving <= room):  # every city has room for all who come (most steps)
+            received, taken = np.ones(len(city), dtype=bool), arriving
+        else:  # the earlier arrivals at a city take its room: each one's rank among them
+            order = np.argsort(city, kind="stable")
+            ranked = city[order]
+            first = np.searchsorted(ranked, ranked, side="left")
+            rank = np.empty(len(city), np.int64)
+            rank[order] = np.arange(len(city)) - first
+            received = rank < room[city]
+            taken = np.bincount(city[received], minlength=len(room))
+        self.residents += taken
+        self.arrived += taken
+        self.turned_away += arriving - taken
         full_rule, full_citation = EVENT_KINDS["turned_away"]
         rule = np.where(self.receives[city], full_rule, NO_ELDERS_RULE)
         citation = np.where(self.receives[city], full_citation, NO_ELDERS_CITATION)
