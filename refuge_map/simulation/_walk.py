@@ -85,9 +85,7 @@ class RoadGraph:
     _seg_dy: Floats
     _seg_span: Floats  # segment length along the key, 1 where it is 0 (then dx = dy = 0)
     _one_segment: NDArray[np.bool_]  # per edge: a position's segment is its edge's first
-    _dist_flat: Floats  # the node-pair tables raveled: ``dist[a, b] == _dist_flat[a * n + b]``
-    _hop_flat: Ints
-    _edge_of_flat: Ints
+    _dist_flat: Floats  # `dist` raveled: ``dist[a, b] == _dist_flat[a * n + b]``
 
     @classmethod
     def from_router(cls, router: RoadRouter) -> RoadGraph:
@@ -135,8 +133,6 @@ class RoadGraph:
             _seg_span=np.where(d_key > 0, d_key, 1.0),
             _one_segment=counts == 2,
             _dist_flat=np.asarray(dist).ravel(),
-            _hop_flat=next_hop.ravel(),
-            _edge_of_flat=edge_of.ravel(),
         )
 
     @property
