@@ -1,9 +1,10 @@
 """The zones' compiled point tests (numba, nopython): which zones hold each position, and how
 far each position is from the nearest zone, one pass over the positions.
 
-A zone comes as its rings (exterior and holes, of every part) end to end: ``ring_x``,
-``ring_y`` the vertices (each ring closed), ring ``r`` the vertices ``ring_at[r]`` up to
-``ring_at[r + 1]``, and zone ``z`` the rings ``zone_ring[z]`` up to ``zone_ring[z + 1]``. The
+The zones come as one tuple ``rings`` (`Rings`), their rings (exterior and holes, of every
+part) end to end: ``(zone_ring, ring_at, ring_x, ring_y)``, ``ring_x``, ``ring_y`` the
+vertices (each ring closed), ring ``r`` the vertices ``ring_at[r]`` up to ``ring_at[r + 1]``,
+and zone ``z`` the rings ``zone_ring[z]`` up to ``zone_ring[z + 1]``. The
 crossing test decides a position only where floating point cannot mistake the side of an
 edge it is on (Shewchuk's error bound for the orientation, widened); a position on or that near
 a zone's boundary is left to GEOS (`geo.asylum.Asylum`), so the verdicts are GEOS's.
@@ -20,6 +21,7 @@ from numpy.typing import NDArray
 
 Floats = NDArray[np.float64]
 Ints = NDArray[np.intp]
+Rings = tuple[Ints, Ints, Floats, Floats]
 
 #: The verdicts of `inside`: outside, inside, and too near the boundary to tell.
 OUT, IN, UNSURE = 0, 1, 2
@@ -30,11 +32,10 @@ _ORIENTATION_BOUND = 1e-12
 
 
 @njit(cache=True)
-def _verdict(
-    px: float, py: float, z: int, zone_ring: Ints, ring_at: Ints, ring_x: Floats, ring_y: Floats
-) -> int:
+def _verdict(px: float, py: float, z: int, rings: Rings) -> int:
     """Whether (`px`, `py`) is inside zone `z` (`IN`), outside (`OUT`) or too near its
     boundary to tell (`UNSURE`): the parity of the rings' edges crossed by a ray to +x."""
+    zone_ring, ring_at, ring_x, ring_y = rings
     inside = False
     for r in range(zone_ring[z], zone_ring[z + 1]):
         for j in range(ring_at[r], ring_at[r + 1] - 1):
@@ -58,10 +59,7 @@ def inside(
     x: Floats,
     y: Floats,
     bounds: Floats,
-    zone_ring: Ints,
-    ring_at: Ints,
-    ring_x: Floats,
-    ring_y: Floats,
+    rings: Rings,
     out: NDArray[np.int8],
 ) -> bool:
     """The verdict (`OUT`, `IN`, `UNSURE`) of every position for every zone into `out`
@@ -74,21 +72,13 @@ def inside(
             if not (bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]):
                 out[i, z] = OUT
                 continue
-            out[i, z] = _verdict(px, py, z, zone_ring, ring_at, ring_x, ring_y)
+            out[i, z] = _verdict(px, py, z, rings)
             unsure |= out[i, z] == UNSURE
     return unsure
 
 
 @njit(cache=True)
-def clearance(
-    x: Floats,
-    y: Floats,
-    bounds: Floats,
-    zone_ring: Ints,
-    ring_at: Ints,
-    ring_x: Floats,
-    ring_y: Floats,
-) -> Floats:
+def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings) -> Floats:
     """Straight-line distance (metres) from each position to the nearest zone, 0 inside one
     (or too near its boundary to tell), never more than the true distance: to a zone whose
     bounding box the position is outside, the distance to the box."""
@@ -101,20 +91,19 @@ def clearance(
             dy = max(max(bounds[z, 1] - py, py - bounds[z, 3]), 0.0)
             gap = np.hypot(dx, dy)
             if gap == 0.0:
-                if _verdict(px, py, z, zone_ring, ring_at, ring_x, ring_y) != OUT:
+                if _verdict(px, py, z, rings) != OUT:
                     best = 0.0
                     break
-                gap = _to_rings(px, py, z, zone_ring, ring_at, ring_x, ring_y)
+                gap = _to_rings(px, py, z, rings)
             best = min(best, gap)
         out[i] = best
     return out
 
 
 @njit(cache=True)
-def _to_rings(
-    px: float, py: float, z: int, zone_ring: Ints, ring_at: Ints, ring_x: Floats, ring_y: Floats
-) -> float:
+def _to_rings(px: float, py: float, z: int, rings: Rings) -> float:
     """Distance from (`px`, `py`) to the nearest edge of zone `z`'s rings."""
+    zone_ring, ring_at, ring_x, ring_y = rings
     best = np.inf
     for r in range(zone_ring[z], zone_ring[z + 1]):
         for j in range(ring_at[r], ring_at[r + 1] - 1):

@@ -142,7 +142,7 @@ class Asylum:
         if self._rings is not None:
             verdict = np.empty((len(x), len(self.zones)), dtype=np.int8)
             x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-            unsure = self._kernels.inside(x, y, self._zone_bounds, *self._rings, verdict)
+            unsure = self._kernels.inside(x, y, self._zone_bounds, self._rings, verdict)
             held = verdict == self._kernels.IN
             if not unsure:
                 return held
@@ -165,7 +165,7 @@ class Asylum:
         self.compile()
         assert self._rings is not None  # `compile` made them
         x, y = np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64)
-        return self._kernels.clearance(x, y, self._zone_bounds, *self._rings)
+        return self._kernels.clearance(x, y, self._zone_bounds, self._rings)
 
     def entry_along(
         self,
