@@ -69,6 +69,7 @@ from collections.abc import Callable
 from functools import cache
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import mesa
 import mesa_geo as mg
@@ -94,6 +95,14 @@ CAPTURE_M = 20.0
 SIGHT_M = 300.0  # the scenario default (`avenger.sight_m`)
 SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
 DEFAULT = "data/scenarios/default.yaml"
+#: `run_flight`'s options for an hour of flight without recording (every engine-alone figure)
+HOUR_UNRECORDED: dict[str, Any] = {
+    "dt_s": DT_S,
+    "horizon_s": STEPS * DT_S,
+    "sight_m": SIGHT_M,
+    "capture_m": CAPTURE_M,
+    "record_every": None,
+}
 
 
 def world(n_incidents: int, seed: int = 35) -> World:
@@ -140,14 +149,7 @@ def bench_engine(w: World, steps: int = STEPS) -> tuple[float, float]:
 def engine_peak_mb(w: World) -> float:
     """Traced peak memory (MB) of one engine run."""
     tracemalloc.start()
-    run_flight(
-        w,
-        dt_s=DT_S,
-        horizon_s=STEPS * DT_S,
-        sight_m=SIGHT_M,
-        capture_m=CAPTURE_M,
-        record_every=None,
-    )
+    run_flight(w, **HOUR_UNRECORDED)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return peak / 1e6
@@ -500,11 +502,10 @@ def rate_line(label: str, wall: float, cpu: float, active: float) -> str:
 def engine_sizes(million: bool) -> None:
     """The engine at 8, 1k, 10k, 100k (and 1M) incidents over the hour: whole calls, set-up
     included (median of `REPEATS` up to 10k, one run above)."""
-    options = {"dt_s": DT_S, "horizon_s": STEPS * DT_S, "capture_m": CAPTURE_M}
     for n in (8, 1_000, 10_000, 100_000, *((1_000_000,) if million else ())):
         w = world(n)
         runs = [
-            timed_flights(lambda w=w: [run_flight(w, **options, record_every=None)], STEPS)
+            timed_flights(lambda w=w: [run_flight(w, **HOUR_UNRECORDED)], STEPS)
             for _ in range(REPEATS if n <= 10_000 else 1)
         ]
         wall, cpu, active = (statistics.median(r[k] for r in runs) for k in range(3))
@@ -548,11 +549,10 @@ def compiled_start() -> None:
     cache or compiled) against the same flight again: what the compiled step adds to a run's
     start."""
     w = world(8)
-    options = {"dt_s": DT_S, "horizon_s": STEPS * DT_S, "capture_m": CAPTURE_M}
     seconds = []
     for _ in range(2):
         start, cpu = time.perf_counter(), time.process_time()
-        run_flight(w, **options, record_every=None)
+        run_flight(w, **HOUR_UNRECORDED)
         seconds.append((time.perf_counter() - start, time.process_time() - cpu))
     (first, first_cpu), (again, again_cpu) = seconds
     print(
