@@ -332,7 +332,7 @@ class _Pursuit:
         self.city_kind = world.network.cities["kind"].to_numpy(str)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
-        self.n_cities = n_cities = len(world.city_ids)
+        n_cities = len(world.city_ids)
         self.place_name = np.insert(world.city_names(np.arange(n_cities + 1)), n_cities, "tree")
         # each run (`World.run`) counts its own manslayers in every city (Makkot 10b)
         runs = int(world.run.max(initial=0)) + 1
@@ -690,7 +690,7 @@ class _Pursuit:
         with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
         the working rows turned away."""
         rows = np.flatnonzero(arrive)
-        slot = self.run[rows] * self.n_cities + self.city[rows]
+        slot = self.reception.slot(self.run[rows], self.city[rows])
         received, rule, citation = self.reception.admit(slot)
         turned = np.zeros(len(arrive), dtype=bool)
         turned[rows[~received]] = True

@@ -216,6 +216,11 @@ class Reception:
             turned_away=np.zeros(slots, np.int64),
         )
 
+    def slot(self, run: Ints, city: Ints) -> Ints:
+        """The slots (`admit`'s argument) of cities `city` in runs `run`: ``run *
+        len(city_ids) + city``."""
+        return run * len(self.city_ids) + city
+
     def split(self) -> list[Reception]:
         """Each run's reception (one run: itself), by run."""
         k = len(self.city_ids)
