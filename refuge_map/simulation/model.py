@@ -180,6 +180,12 @@ def replicate(
         else:
             rows.append(replication_headline(scenario, seeds[i], flight))
     assert first is not None  # replications >= 1
+    return with_replications(first, seeds, rows)
+
+
+def with_replications(first: Run, seeds: list[int], rows: list[dict[str, float]]) -> Run:
+    """The first run with the replications' table (one `headline` row per seed, the seed in
+    front) and its summary's ``replications`` block (`replications.across`)."""
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
     summary = {**first.summary, "replications": across(table)}
