@@ -64,15 +64,13 @@ def phases(out: Path) -> dict[str, Seconds]:
     times: dict[str, Seconds] = {}
     _, times["import"] = _clock(lambda: [__import__(name) for name in COMMAND_MODULES])
     # the command's modules, loaded by now (imported here, not at the top: the import is timed)
-    import dataclasses
 
-    import pandas as pd
     from rich.console import Console
 
     from refuge_map.simulation import live_in_exile, load_scenario, make_run, write_run
     from refuge_map.simulation._setup import build_world
-    from refuge_map.simulation.model import replication_headline
-    from refuge_map.simulation.replications import across, headline, replication_seeds
+    from refuge_map.simulation.model import replication_headline, with_replications
+    from refuge_map.simulation.replications import headline, replication_seeds
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.stack import chunks, fly_stacked
 
@@ -99,10 +97,7 @@ def phases(out: Path) -> dict[str, Seconds]:
         rows = [headline(run)]
         rest = zip(seeds[1:], flights[1:], strict=True)
         rows += [replication_headline(scenario, seed, flight) for seed, flight in rest]
-        table = pd.DataFrame(rows)
-        table.insert(0, "seed", seeds)
-        summary = {**run.summary, "replications": across(table)}
-        return dataclasses.replace(run, summary=summary, replications=table)
+        return with_replications(run, seeds, rows)
 
     run, times["replications"] = _clock(replications)
 

@@ -8,10 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+import pytest
 
 from refuge_map.simulation import Scenario, read_run, replicate, replication_seeds
-from refuge_map.simulation.replications import bounds, interval
+from refuge_map.simulation.replications import _r2, bounds, interval
 
 SMALL: dict[str, Any] = {
     "name": "small",
@@ -100,3 +102,15 @@ def test_the_summary_says_how_its_intervals_are_clipped() -> None:
         if stats["ci95"] is not None:
             low, high = bounds(name)
             assert low <= stats["ci95"][0] <= stats["ci95"][1] <= high, name
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_rank_correlation_is_the_one_pandas_computes(seed: int) -> None:
+    # ties, an infinite release year (ranks last) and missing values among the runs
+    rng = np.random.default_rng(seed)
+    release = rng.choice([1.0, 2.5, 4.0, 7.0, np.inf, np.nan], size=40)
+    share = rng.choice([0.0, 0.1, 0.2, 0.3, np.nan], size=40)
+    both = pd.DataFrame({"x": release, "y": share}).replace(np.inf, np.finfo(float).max)
+    both = both.dropna()
+    expected = round(float(both["x"].corr(both["y"], method="spearman") ** 2), 4)
+    assert _r2(release, share) == expected

@@ -22,7 +22,7 @@ from refuge_map.simulation.replications import (
     headline_of,
     replication_seeds,
 )
-from refuge_map.simulation.run import Run, make_run, overall_of
+from refuge_map.simulation.run import Run, as_table, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
 from refuge_map.simulation.stack import chunks, fly_stacked
 
@@ -112,7 +112,7 @@ def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[
     if scenario.exile is None:
         return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
     life = live_in_exile(flight, scenario.exile, seed)
-    priests = life.priests.reset_index(drop=life.priests.index.name is None)  # as `Run.priests`
+    priests = as_table(life.priests)  # as `Run.priests`, without its run id and seed
     exile = summarize_exile(life)
     entered_y = life.by_incident["entered_y"]
     return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, priests)
@@ -180,6 +180,12 @@ def replicate(
         else:
             rows.append(replication_headline(scenario, seeds[i], flight))
     assert first is not None  # replications >= 1
+    return with_replications(first, seeds, rows)
+
+
+def with_replications(first: Run, seeds: list[int], rows: list[dict[str, float]]) -> Run:
+    """The first run with the replications' table (one `headline` row per seed, the seed in
+    front) and its summary's ``replications`` block (`replications.across`)."""
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
     summary = {**first.summary, "replications": across(table)}

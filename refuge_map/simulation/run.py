@@ -313,11 +313,17 @@ def _tables(
     manslayers = life.manslayers.join(outcome_rules(life.manslayers["outcome"], events))
     tables = []
     for frame in (manslayers, life.ledger, life.priests, life.residence):
-        table = frame.reset_index(drop=frame.index.name is None)
+        table = as_table(frame)
         table.insert(0, "seed", seed)
         table.insert(0, "run_id", run_id)
         tables.append(table)
     return tuple(tables)
+
+
+def as_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """An exile frame as a run's table holds it: a named index (``incident``) as a column, an
+    unnamed one dropped."""
+    return frame.reset_index(drop=frame.index.name is None)
 
 
 def outcome_rules(outcome: pd.Series, events: pd.DataFrame) -> pd.DataFrame:
