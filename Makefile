@@ -28,7 +28,7 @@ SOURCES := $(shell find geo refuge_map data -name '*.py')
 BYTECODE := $(VENV)/.bytecode
 
 $(BYTECODE): $(SOURCES) | $(PY)
-	$(PY) -m compileall -q geo refuge_map data >/dev/null
+	$(PY) -m compileall -q geo refuge_map data
 	touch $@
 
 install: $(STAMP) $(BYTECODE)

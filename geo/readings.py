@@ -8,7 +8,7 @@ default, and the citation (RULES.md §4, §5, §10).
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, get_args
 
 #: The cubit in metres by the authority who holds it (RULES.md §10; secondary sources).
 CUBIT_PRESETS: dict[str, float] = {
@@ -30,7 +30,7 @@ DEFAULT_TECHUM_CUBITS = "sabbath"
 
 #: Shapes of the Sabbath boundary around a town, default first.
 TechumMode = Literal["squared", "round"]
-TECHUM_MODES: tuple[TechumMode, ...] = ("squared", "round")
+TECHUM_MODES: tuple[TechumMode, ...] = get_args(TechumMode)
 
 #: Readings of "it all follows the boughs" (Mishnah Makkot 2:7; Makkot 12a-b; Rambam,
 #: Rotzeach 8:11; RULES.md §5), for a person in a tree whose trunk and boughs lie apart.

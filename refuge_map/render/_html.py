@@ -218,9 +218,14 @@ def packed_json(value: Any) -> str:
 
 def add_unpack_script(element: MacroElement) -> None:
     """Put `UNPACK_JS` into the page of `element` (once, however many elements ask)."""
+    _page(element).script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+
+
+def _page(element: Element) -> Figure:
+    """The page `element` renders in (the root of a folium Map: a Figure)."""
     root = element.get_root()
     assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
-    root.script.add_child(Element(UNPACK_JS), name="refuge_unpack")
+    return root
 
 
 class _Rendered(Element):
@@ -244,8 +249,7 @@ class _RenderedMacros(MacroElement):
     # into the page), as `MacroElement.render` does
     def render(self, **kwargs: Any) -> None:  # type: ignore[override]
         """Put the header, html and script macros' output into the page; render the children."""
-        root = self.get_root()
-        assert isinstance(root, Figure), "render the element in a page (a folium Map's Figure)"
+        root = _page(self)
         macros = self._template.module.__dict__
         for part, home in (("header", root.header), ("html", root.html), ("script", root.script)):
             if part in macros:
