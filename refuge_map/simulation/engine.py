@@ -70,7 +70,7 @@ from refuge_map.simulation.reception import (
 )
 from refuge_map.simulation.scenario import AvengerKnows, Scenario
 from refuge_map.simulation.scenario_cities import CityConditions
-from refuge_map.simulation.travel import DAY_S, walked_s
+from refuge_map.simulation.travel import walked_s
 
 Bools = NDArray[np.bool_]
 Progress = Callable[[int, int], None]
@@ -301,6 +301,10 @@ class _Pursuit:
     leaves them (`_compact`), so that a step's cost follows the incidents still running.
     """
 
+    # in a step in which nobody walks (the night's rest) the walking is skipped; a test turns
+    # this off to show it changes nothing
+    skips_idle = True
+
     def __init__(
         self,
         world: World,
@@ -374,7 +378,6 @@ class _Pursuit:
         # step's time (`_elapsed`; the first step's is 0) and those he walks in this step
         self.since = np.column_stack([world.t0_s, world.setout_s])
         self.walk_s = np.array([world.fugitive_walk_s, world.avenger_walk_s], dtype=np.float64)
-        self.rests = self.walk_s < DAY_S
         self.walked = walked_s(self.since, 0.0, self.walk_s)
         self.walking = np.zeros_like(self.walked)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
@@ -511,9 +514,7 @@ class _Pursuit:
         """Advance everyone from the previous step's time to this step's."""
         t, t_prev = step * self.dt_s, max(step - 1, 0) * self.dt_s
         started = self.t0_s <= t
-        if self.rests.any():
-            now = walked_s(self.since, t, self.walk_s)
-            self.walking, self.walked = now - self.walked, now
+        self._clock(t, t_prev)
         self._flee(step, t, t_prev, started)
         self._pursue(step, t, t_prev, started)
         if self.record_every is not None:
@@ -540,39 +541,52 @@ class _Pursuit:
             self.outcome[name][ids] = getattr(self, name)[rows]
         self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
-    def _elapsed(self, moving: Bools, t: float, t_prev: float, who: int) -> Floats:
-        """Seconds each mover (`who`: `FUGITIVE` or `AVENGER`) walks in this step, counted
-        from when he set out (`since`), walking `walk_s` of every 24 hours from then
-        and resting the rest (`travel.walked_s`): for one who rests, the seconds walked by `t`
-        less those walked by `t_prev` (the previous step's time), both movers' counted at once
-        (`step`: `walked`, `walking`)."""
-        if not self.rests[who]:
-            # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-            since = self.since[:, who]
-            spent = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
-        else:
-            spent = self.walking[:, who]
-        return np.where(moving, spent, 0.0)
+    def _clock(self, t: float, t_prev: float) -> None:
+        """The seconds each fugitive and avenger walks in this step (`walking`), counted from
+        when he set out (`since`), walking `walk_s` of every 24 hours from then and resting
+        the rest (`travel.walked_s`): for one who rests, the seconds walked by `t` less those
+        walked by `t_prev` (the previous step's time, `walked`), both movers' at once
+        (`_compiled.clock`)."""
+        self.walking = np.empty_like(self.walked)
+        compiled().clock(t, t_prev, self.dt_s, self.since, self.walk_s, self.walked, self.walking)
 
     def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
-        in_flight = started & (self.f_end == NEVER)
-        moving = in_flight & ~self.waiting & ~self.in_tree
-        tau = self._elapsed(moving, t, t_prev, FUGITIVE)
+        n = len(started)
+        in_flight, tau, ask = np.empty(n, dtype=bool), np.empty(n), np.empty(n, dtype=bool)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
         # and of those who moved only who may have run as far as a zone's bounding box.
-        ask = in_flight & ~self.asked
-        moved = tau > 0
+        runs = compiled().runners(
+            started,
+            self.f_end,
+            NEVER,
+            self.waiting,
+            self.in_tree,
+            self.asked,
+            self.walking,
+            in_flight,
+            tau,
+            ask,
+        )
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
-        if self._walks(moved):
+        if runs or not self.skips_idle:
             reached = self._run(tau)
-            climbs = reached & self.has_tree & ~self.in_tree
-            if climbs.any():
-                self.in_tree |= climbs
-                self.fxy[climbs] = self.trunk[climbs]
+            climbs = np.empty(n, dtype=bool)
+            if compiled().climbers(
+                reached,
+                self.has_tree,
+                self.in_tree,
+                self.trunk,
+                self.fxy,
+                in_flight,
+                tau,
+                self.fug.run_m,
+                self.clear_until,
+                ask,
+                climbs,
+            ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-            ask |= in_flight & (climbs | (moved & (self.fug.run_m >= self.clear_until)))
         self._ask_asylum(ask)
         arrive = in_flight & (self.city >= 0)
         turned = None
@@ -596,13 +610,7 @@ class _Pursuit:
                 stranded &= ~turned
             self.waiting |= stranded
             self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
-        self._watch(in_flight & (self.f_end == NEVER), step, t)
-
-    @staticmethod
-    def _walks(moved: Bools) -> bool:
-        """Whether anyone walks in this step (`moved`: who does); if nobody does, the step
-        moves nobody and the walking is skipped."""
-        return bool(moved.any())
+        self._watch(in_flight, step, t)
 
     def _run(self, tau: Floats) -> Bools:
         """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
@@ -657,14 +665,17 @@ class _Pursuit:
         self.goal_edge[rows] = np.where(home, self.city_goal_edge[target], graph.node_edge[onward])
         self.goal_s[rows] = np.where(home, self.city_goal_s[target], graph.node_s[onward])
 
-    def _watch(self, running: Bools, step: int, t: float) -> None:
-        """Whether each fugitive still running and his avenger, on his way, see each other
-        (`sight_m`, straight line); one who sees him for the first time says so, and one who
-        would leave the road (`World.leaves_road`) goes across country from the next step."""
-        self.sees = np.empty(len(running), dtype=bool)
-        first, leaves = np.empty(len(running), dtype=bool), np.empty(len(running), dtype=bool)
+    def _watch(self, in_flight: Bools, step: int, t: float) -> None:
+        """Whether each fugitive still running (`in_flight` at the step's start, not ended in
+        it) and his avenger, on his way, see each other (`sight_m`, straight line); one who
+        sees him for the first time says so, and one who would leave the road
+        (`World.leaves_road`) goes across country from the next step."""
+        n = len(in_flight)
+        self.sees = np.empty(n, dtype=bool)
+        first, leaves = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
         if not compiled().watch(
-            running,
+            in_flight,
+            self.f_end,
             self.fxy,
             self.axy,
             self.set_out,
@@ -757,8 +768,12 @@ class _Pursuit:
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        pursuing, sets_out, gives_up = (np.empty(len(started), dtype=bool) for _ in range(3))
-        gave_up = compiled().pursuers(
+        n = len(started)
+        sets_out, gives_up, chasing = (np.empty(n, dtype=bool) for _ in range(3))
+        tau = np.empty(n)
+        # he chases whom he sees (by the road, or across country after one who left it);
+        # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
+        set_out, gave_up, walks = compiled().pursuers(
             step,
             t,
             started,
@@ -769,30 +784,37 @@ class _Pursuit:
             self.setout_s,
             self.give_up_s,
             self.gave_up,
-            pursuing,
+            self.walking,
+            self.sees,
+            self.f_across,
+            self.a_across,
             sets_out,
             gives_up,
+            tau,
+            chasing,
         )
-        self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
+        if set_out:
+            self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
         if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.last_end = step
-        tau = self._elapsed(pursuing, t, t_prev, AVENGER)
-        # he chases whom he sees (by the road, or across country after one who left it);
-        # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
-        chasing = self.sees & pursuing
         self._last_seen(chasing)
-        self.a_across |= chasing & self.f_across
-        moved = tau > 0
-        if not self._walks(moved):  # nobody moves, so nobody reaches anyone (`contact`)
+        if not walks and self.skips_idle:  # nobody moves, so nobody reaches anyone
             return
-        to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
-        to_s = np.where(chasing, self.fug.s, self.a_goal_s)
-        # only one across country heads for a point rather than a road position
-        to_xy, after = self.a_goal_xy, (self.a_across & chasing).nonzero()[0]
-        if after.size:
-            to_xy = to_xy.copy()
-            to_xy[after] = self.fxy[after]
+        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
+        compiled().aims(
+            chasing,
+            self.a_across,
+            self.fug.edge,
+            self.fug.s,
+            self.fxy,
+            self.a_goal_edge,
+            self.a_goal_s,
+            self.a_goal_xy,
+            to_edge,
+            to_s,
+            to_xy,
+        )
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
