@@ -222,7 +222,7 @@ def move(
     """
     edge, s, run_m, speed, offroad, _, off_left, _, _, _, _ = mover
     n = len(tau)
-    budget, t_off = np.zeros(n), np.zeros(n)
+    budget = np.zeros(n)
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0
@@ -241,22 +241,23 @@ def move(
             # not the rounding residue of a subtraction (which would keep him "off the road"
             # forever).
             if t * offroad[i] >= off_left[i]:
-                t_off[i] = off_left[i] / offroad[i]
+                t_off = off_left[i] / offroad[i]
                 off_left[i] = 0.0
             else:
-                t_off[i] = t
+                t_off = t
                 off_left[i] = off_left[i] - t * offroad[i]
-            budget[i] = (t - t_off[i]) * speed[i]
+            budget[i] = (t - t_off) * speed[i]
+            run_m[i] = run_m[i] + t_off * offroad[i]  # and then the road's metres (below)
         else:
             budget[i] = t * speed[i]
-    left, got = budget.copy(), np.zeros(n, dtype=np.bool_)
-    walk(edge, s, left, to_edge, to_s, got, memo, use_memo, road)
+    left = budget.copy()
+    walk(edge, s, left, to_edge, to_s, reached, memo, use_memo, road)
     walked = np.zeros(n, dtype=np.bool_)
     for i in range(n):
         if tau[i] > 0 and not across[i]:
             used = budget[i] - left[i]
-            run_m[i] = run_m[i] + t_off[i] * offroad[i] + used
-            reached[i] = got[i] and off_left[i] <= 0
+            run_m[i] = run_m[i] + used
+            reached[i] = reached[i] and off_left[i] <= 0
             spare[i] = (budget[i] - used) / speed[i]
             walked[i] = True
     place(mover, shape, xy, walked)
