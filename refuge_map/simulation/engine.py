@@ -587,30 +587,39 @@ class _Pursuit:
                 climbs,
             ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-        self._ask_asylum(ask)
-        arrive = in_flight & (self.city >= 0)
-        turned = None
-        if arrive.any():
-            turned = self._admit(arrive, step, t)
-            arrive &= ~turned
-        if arrive.any():
-            rows = arrive.nonzero()[0]
-            found = self.city[rows]
+        # only who is asked now can be found in a city: one found in flight before arrived
+        # then or was turned away (`_admit`)
+        found = self._ask_asylum(ask)
+        arrive, turned = found[in_flight[found]], found[:0]
+        if arrive.size:
+            received = self._admit(arrive, step, t)
+            arrive, turned = arrive[received], arrive[~received]
+        if arrive.size:
+            found = self.city[arrive]
             # the rule of an arrival on foot, in his tree, or in a Levitical city
             levitical = self.city_kind[found] == LEVITICAL
-            rule = Coded(np.where(levitical, 2, self.in_tree[rows]), self.arrival_rules)
+            rule = Coded(np.where(levitical, 2, self.in_tree[arrive]), self.arrival_rules)
             citation = Coded(levitical.astype(np.intp), self.arrival_citations)
             city = self._places(found)
-            self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
+            self._log("arrival", arrive, FUGITIVE, t, step, self.fxy[arrive], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
-        if reached is not None and reached.any():
-            stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
-            if turned is not None:
-                stranded &= ~turned
-            self.waiting |= stranded
-            self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
+        if reached is not None:
+            self._strand(reached.nonzero()[0], turned, step, t)
         self._watch(in_flight, step, t)
+
+    def _strand(self, reached: Ints, turned: Ints, step: int, t: float) -> None:
+        """Those of `reached` (the rows that reached their goal) who are in no city, not
+        `turned` away from one now and have no tree wait there (`waiting`), unprotected."""
+        stranded = reached[
+            ~self.has_tree[reached] & (self.city[reached] < 0) & ~self.waiting[reached]
+        ]
+        if turned.size:
+            stranded = stranded[~np.isin(stranded, turned)]
+        if stranded.size:
+            self.waiting[stranded] = True
+            city = self._places(self.heading[stranded])
+            self._log("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy[stranded], city)
 
     def _run(self, tau: Floats) -> Bools:
         """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
@@ -696,22 +705,18 @@ class _Pursuit:
         self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
         self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
-    def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
-        """The cities receive those arriving, or turn them away (a full city, Makkot 10b; one
-        with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
-        the working rows turned away."""
-        rows = np.flatnonzero(arrive)
+    def _admit(self, rows: Ints, step: int, t: float) -> Bools:
+        """The cities receive those arriving (the working `rows`, ascending), or turn them away
+        (a full city, Makkot 10b; one with no elders, Rambam, Rotzeach 7:6): they make for the
+        nearest other city. Returns whether each of `rows` was received."""
         slot = self.reception.slot(self.run[rows], self.city[rows])
         received, rule, citation = self.reception.admit(slot)
-        turned = np.zeros(len(arrive), dtype=bool)
-        turned[rows[~received]] = True
-        if not turned.any():
-            return turned
-        idx = np.flatnonzero(turned)
-        why = np.full(len(arrive), "", dtype=object)
-        cites = np.full(len(arrive), "", dtype=object)
-        why[rows], cites[rows] = rule, citation
-        self._event("turned_away", turned, FUGITIVE, t, step, self.fxy, self.city, why, cites)
+        if received.all():
+            return received
+        idx, out = rows[~received], ~received
+        why, cites = np.asarray(rule, dtype=object)[out], np.asarray(citation, dtype=object)[out]
+        city = self._places(self.city[idx])
+        self._log("turned_away", idx, FUGITIVE, t, step, self.fxy[idx], city, why, cites)
         self.allowed[idx, self.city[idx]] = False
         self.city[idx] = -1
         heading = nearest_city(self.world, self.fxy[idx], self.allowed[idx])
@@ -723,20 +728,21 @@ class _Pursuit:
         self.goal_edge[go], self.goal_s[go] = self.city_goal_edge[target], self.city_goal_s[target]
         self.goal_xy[go] = np.column_stack(self.graph.xy(self.goal_edge[go], self.goal_s[go]))
         if self.knows == "destination":  # he knows where the fugitive goes now
-            headings = np.full(len(arrive), "", dtype=object)
+            headings = np.full(len(self.ids), "", dtype=object)
             headings[go] = heading
             self._wait_at_gates(go, headings.astype(str))
         lost = go[~self.finds_way[go]]
         if lost.size:
             self.junctions[lost] = 0
             self._first_waypoints(lost)
-        return turned
+        return received
 
-    def _ask_asylum(self, rows: Bools) -> None:
-        """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
+    def _ask_asylum(self, rows: Bools) -> Ints:
+        """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7).
+        Returns the rows found in a city's asylum, ascending."""
         ask = rows.nonzero()[0]
         if ask.size == 0:
-            return
+            return ask
         # He moves at most as far as he runs: until he has run his distance to the nearest
         # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
         # every zone is in none, and the predicate need not be asked (unless he is in a tree,
@@ -747,7 +753,7 @@ class _Pursuit:
         self.city[ask] = -1
         ask = ask[(clearance <= 0) | self.in_tree[ask]]
         if ask.size == 0:
-            return
+            return ask
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
         if self.in_tree[ask].any():
             bough = np.where(self.in_tree[ask, None], self.bough[ask], np.nan)
@@ -764,6 +770,7 @@ class _Pursuit:
         # a city he may not make for (turned away from it) does not hold him
         held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
         self.city[ask] = np.where(held, found, -1)
+        return ask[held]
 
     def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
