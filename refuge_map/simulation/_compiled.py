@@ -66,9 +66,9 @@ def clock(
     what it counted by the previous step (`walked`, updated): the same arithmetic in the same
     order, so the same bits.
     """
-    for j in range(2):
-        window, rests = _least(walk_s[j], DAY_S), walk_s[j] < DAY_S
-        for i in range(len(since)):
+    for i in range(len(since)):  # row by row: each row's pair of columns is one cache line
+        for j in range(2):
+            window, rests = _least(walk_s[j], DAY_S), walk_s[j] < DAY_S
             if rests:
                 elapsed = _most(t - since[i, j], 0.0)
                 days = np.floor(elapsed / DAY_S)
