@@ -482,3 +482,27 @@ def contact(
             killed[i] = captured[i] = True
             f_end[i] = step
     return anyone
+
+
+@njit(cache=True)
+def due(
+    step: int,
+    regular: bool,
+    t_prev: float,
+    started: Bools,
+    t0_s: Floats,
+    recorded: Bools,
+    f_end: Ints,
+    a_end: Ints,
+    fugitive: Bools,
+    avenger: Bools,
+) -> None:
+    """Whose trajectory row falls at `step` (`fugitive`, `avenger`): of the started and
+    `recorded` who have not ended before the previous step, at a `regular` row's step, at his
+    first step (killed after `t_prev`, or the flight's first step) or at the step he ends; see
+    `engine._Pursuit._record`."""
+    for i in range(len(started)):
+        on = started[i] and recorded[i]
+        due_now = regular or t0_s[i] > t_prev or step == 0
+        fugitive[i] = on and f_end[i] >= step - 1 and (due_now or f_end[i] <= step)
+        avenger[i] = on and a_end[i] >= step - 1 and (due_now or a_end[i] <= step)

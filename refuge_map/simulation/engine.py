@@ -863,21 +863,24 @@ class _Pursuit:
         the step he ends and the one after (so every agent has at least two rows)."""
         if self._nobody_due(step, t_prev):
             return
-        first = started & ((self.t0_s > t_prev) | (step == 0))
-        due = (step % self.record_every == 0) | first  # type: ignore[operator]  # not None: step() checks
-        for role, end, xy, city, captured in (
-            (FUGITIVE, self.f_end, self.fxy, self.city, self.captured),
-            (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
-        ):
-            self.log.row(
-                started & self.recorded & (end >= step - 1) & (due | (end <= step)),
-                role,
-                step,
-                xy,
-                city,
-                captured,
-                ids=self.ids,
-            )
+        regular = step % self.record_every == 0  # type: ignore[operator]  # not None: step() checks
+        fugitive, avenger = np.empty(len(started), dtype=bool), np.empty(len(started), dtype=bool)
+        compiled().due(
+            step,
+            regular,
+            t_prev,
+            started,
+            self.t0_s,
+            self.recorded,
+            self.f_end,
+            self.a_end,
+            fugitive,
+            avenger,
+        )
+        self.log.row(fugitive, FUGITIVE, step, self.fxy, self.city, self.captured, ids=self.ids)
+        self.log.row(
+            avenger, AVENGER, step, self.axy, self.nowhere, self.never_captured, ids=self.ids
+        )
 
     def _nobody_due(self, step: int, t_prev: float) -> bool:
         """Whether no trajectory row falls at `step` (known without looking at the agents):
