@@ -21,7 +21,6 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Discriminator,
     Field,
@@ -38,6 +37,7 @@ from geo.designation import THREE_MORE_SOURCE
 from geo.gazetteer import candidate_sites, named_places
 from geo.network import LEVITICAL_FILE
 from refuge_map._loading import load_model
+from refuge_map._strict import Strict
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.scenario_cities import CityConditions
@@ -74,17 +74,10 @@ _LEFT, _BOTTOM, _RIGHT, _TOP = REGION_BOUNDS_LONLAT
 MAX_SEED = 2**63 - 1
 
 
-class _Strict(BaseModel):
-    # NaN and infinity are no number a scenario may hold (an input file is refused naming them)
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
-    )
-
-
 # --------------------------------------------------------------------------- distributions
 
 
-class _Fixed(_Strict):
+class _Fixed(Strict):
     """Every agent draws the same value."""
 
     dist: Literal["fixed"] = Field(description="Distribution kind.")
@@ -95,7 +88,7 @@ class _Fixed(_Strict):
         return np.full(n, self.value)
 
 
-class _Uniform(_Strict):
+class _Uniform(Strict):
     """Uniform between `low` and `high`."""
 
     dist: Literal["uniform"] = Field(description="Distribution kind.")
@@ -113,7 +106,7 @@ class _Uniform(_Strict):
         return rng.uniform(self.low, self.high, n)
 
 
-class _LogNormal(_Strict):
+class _LogNormal(Strict):
     """Log-normal: ``median * exp(sigma * Z)``, Z standard normal; draws are clipped to the
     quantity's range."""
 
@@ -182,16 +175,13 @@ _GIVEN_PLACE = "a place the scenario gives"
 _GIVEN_TIME = "a time the scenario gives: where on the clock or timeline it asks its question"
 
 
-class Place(_Strict):
+class Place(Strict):
     """A place: a name (a city id, ``dan``, ``beersheba``, ``jerusalem`` or a road waypoint),
     ``[lon, lat]``, or ``{lon: .., lat: ..}`` in WGS84 degrees."""
 
+    # pydantic merges this with Strict's config: only the schema's description is Place's own
     model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        validate_default=True,
-        allow_inf_nan=False,
-        json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."},
+        json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."}
     )
 
     name: Annotated[str, AfterValidator(_known_place)] | None = Field(
@@ -235,7 +225,7 @@ class Place(_Strict):
         return self
 
 
-class Tree(_Strict):
+class Tree(Strict):
     """A tree by the road whose boughs may reach across a zone boundary (Mishnah Makkot 2:7)."""
 
     trunk: Place = Field(description="Where the trunk stands (snapped onto the nearest road).")
@@ -248,7 +238,7 @@ class Tree(_Strict):
 # --------------------------------------------------------------------------- incidents
 
 
-class Incident(_Strict):
+class Incident(Strict):
     """One killing in error, given explicitly."""
 
     place: Place = Field(description="Where the killing happened; the manslayer flees from here.")
@@ -277,7 +267,7 @@ class Incident(_Strict):
     )
 
 
-class GeneratedIncidents(_Strict):
+class GeneratedIncidents(Strict):
     """N incidents drawn over the land.
 
     ``along_roads``: a point uniform along the road network (by length), moved by a normal
@@ -346,7 +336,7 @@ WALKING_SPEEDS = (
 ORBIS_DAY = "ORBIS (Scheidel, Meeks and Weiland 2012) times foot travel on roads at 30 km a day"
 
 
-class Fugitive(_Strict):
+class Fugitive(Strict):
     """The manslayer: he flees at once by the fastest way to the nearest city that protects
     (Numbers 35:11-12; the assembly judges later, Numbers 35:24)."""
 
@@ -434,7 +424,7 @@ class Fugitive(_Strict):
     )
 
 
-class Avenger(_Strict):
+class Avenger(Strict):
     """The blood avenger, "while his heart is hot" (Deut 19:6): he learns of the death when the
     news reaches the kin's home, sets out at once, and may give up as his heart cools."""
 
@@ -555,7 +545,7 @@ class Avenger(_Strict):
         return data
 
 
-class Escorts(_Strict):
+class Escorts(Strict):
     """Two disciples of the Sages go with him to speak to the avenger (Mishnah Makkot 2:5)."""
 
     enabled: bool = Field(False, description="Whether the court gives him the two escorts.")
@@ -618,7 +608,7 @@ def _designable(city: str) -> str:
     return city
 
 
-class DesignationStep(_Strict):
+class DesignationStep(Strict):
     """Cities set aside at one year of the timeline."""
 
     year: float = Field(
@@ -639,7 +629,7 @@ _ADDED_PLACE = setting(
 )
 
 
-class AddedCitySpec(_Strict):
+class AddedCitySpec(Strict):
     """A city of refuge beyond the six, "when the LORD enlarges your border" (Deuteronomy
     19:8-9; Rambam, Rotzeach 8:4): it protects from the designation step that names it."""
 
@@ -666,7 +656,7 @@ class AddedCitySpec(_Strict):
         return AddedCity(self.id, self.name, self.lon, self.lat, self.source)
 
 
-class NetworkOptions(_Strict):
+class NetworkOptions(Strict):
     """The opinions the geography is built on (passed to `geo.load_network`)."""
 
     candidates: _preset_or(  # type: ignore[valid-type]  # built at run time
@@ -818,7 +808,7 @@ class NetworkOptions(_Strict):
 # --------------------------------------------------------------------------- scenario
 
 
-class Output(_Strict):
+class Output(Strict):
     """What the run records."""
 
     record_every_steps: int = Field(
@@ -829,7 +819,7 @@ class Output(_Strict):
     )
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     """A flight-and-pursuit scenario: the network's opinions, the incidents, the agents, time.
 
     The engine's clock counts seconds from `start`; `year` says where on the designation

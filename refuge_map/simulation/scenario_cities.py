@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from refuge_map._strict import Strict
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting
 
@@ -36,11 +37,7 @@ RESIDENTS_PROVENANCE = setting(
 )
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-
-class CityCondition(_Strict):
+class CityCondition(Strict):
     """One city's conditions; a field left out takes the section's value."""
 
     population: float | None = Field(
@@ -64,7 +61,7 @@ class CityCondition(_Strict):
     )
 
 
-class CityConditions(_Strict):
+class CityConditions(Strict):
     """What each city must be to receive a manslayer (Makkot 10a-10b; Rambam, Rotzeach 7:6).
 
     A city takes a manslayer in while the manslayers in it are no majority: with `population`

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
+from refuge_map._strict import Strict
 from refuge_map.errors import RefugeError
 from refuge_map.law import Case, Opinions, judge
 from refuge_map.law.casefiles import cases_dir, load_case_file
@@ -34,12 +35,6 @@ else:
     WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
     OfficeOpinion = DISPUTES["exile.office"].literal
     RentOpinion = DISPUTES["exile.rent"].literal
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
-    )
 
 
 def span(unit: str, low: float, high: float) -> object:
@@ -85,7 +80,7 @@ def _shipped_case(name: str) -> Case:
         raise ValueError(f"case file {Path(path).name} is invalid: {err}") from None
 
 
-class CaseChoice(_Strict):
+class CaseChoice(Strict):
     """The facts of a killing: a shipped case file (``data/cases``) or inline facts, weighted."""
 
     file: str | None = Field(
@@ -123,7 +118,7 @@ class CaseChoice(_Strict):
 # --------------------------------------------------------------------------- phases
 
 
-class Trial(_Strict):
+class Trial(Strict):
     """The leg to the court of his town and back (Numbers 35:24-25; Mishnah Makkot 2:6)."""
 
     days_until_trial: Days = Field(
@@ -182,7 +177,7 @@ class Trial(_Strict):
         return self
 
 
-class Boundary(_Strict):
+class Boundary(Strict):
     """Leaving the city's Sabbath boundary (Numbers 35:26-27; Mishnah Makkot 2:7)."""
 
     leave_per_year: YearlyChance = Field(
@@ -234,7 +229,7 @@ class Boundary(_Strict):
     )
 
 
-class Priesthood(_Strict):
+class Priesthood(Strict):
     """The succession of high priests (and priests anointed for war) over the years."""
 
     alpha_per_year: float = Field(
@@ -335,7 +330,7 @@ class Priesthood(_Strict):
         )
 
 
-class ExileOptions(_Strict):
+class ExileOptions(Strict):
     """The manslayer's life after the flight: trial, the city, the high priest, release."""
 
     cases: tuple[CaseChoice, ...] = Field(
