@@ -11,10 +11,11 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network, to_metric
+from geo.arrays import Floats, Ints
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from geo.gazetteer import named_places
 from refuge_map._cells import as_point
-from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation._walk import RoadGraph
 from refuge_map.simulation.persuasion import persuader, pleads_himself
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
