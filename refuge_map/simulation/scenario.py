@@ -47,22 +47,14 @@ from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 #: from the registry (`refuge_map.opinions.DISPUTES`).
 CityId = Literal["kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan"]
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
-#: read a Literal built at run time, so it sees plain words.
-if TYPE_CHECKING:
-    CubitPreset: TypeAlias = str
-    TechumMode: TypeAlias = str
-    TechumPreset: TypeAlias = str
-    BoughOpinion: TypeAlias = str
-    RefugeReading: TypeAlias = str
-    RoadsPeriod: TypeAlias = str
-else:
-    CubitPreset = DISPUTES["network.cubit"].literal
-    TechumMode = DISPUTES["network.techum"].literal
-    TechumPreset = DISPUTES["network.techum_cubits"].literal
-    BoughOpinion = DISPUTES["network.bough_opinion"].literal
-    RefugeReading = DISPUTES["network.refuges"].literal
-    RoadsPeriod = DISPUTES["network.roads_period"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
+#: pydantic checks against the dispute's choices (`Dispute.choice`).
+CubitPreset: TypeAlias = Annotated[str, DISPUTES["network.cubit"].choice]
+TechumMode: TypeAlias = Annotated[str, DISPUTES["network.techum"].choice]
+TechumPreset: TypeAlias = Annotated[str, DISPUTES["network.techum_cubits"].choice]
+BoughOpinion: TypeAlias = Annotated[str, DISPUTES["network.bough_opinion"].choice]
+RefugeReading: TypeAlias = Annotated[str, DISPUTES["network.refuges"].choice]
+RoadsPeriod: TypeAlias = Annotated[str, DISPUTES["network.roads_period"].choice]
 
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.

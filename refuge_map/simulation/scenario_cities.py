@@ -10,7 +10,7 @@ city has elders and room.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Annotated, TypeAlias
 
 from pydantic import Field, model_validator
 
@@ -18,10 +18,8 @@ from refuge_map._strict import Strict
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting
 
-if TYPE_CHECKING:  # mypy cannot read a Literal built at run time: it sees plain words
-    NoEldersOpinion: TypeAlias = str
-else:
-    NoEldersOpinion = DISPUTES["cities.no_elders"].literal
+#: The choices of `cities.no_elders`, from the registry: pydantic checks the word against them.
+NoEldersOpinion: TypeAlias = Annotated[str, DISPUTES["cities.no_elders"].choice]
 
 #: A middling town (Makkot 10a: "neither small towns nor large cities, but middling towns").
 MIDDLING_TOWN = (

@@ -23,18 +23,12 @@ from refuge_map.simulation.priesthood import (
 )
 from refuge_map.simulation.provenance import assumed, setting, sourced
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
-#: read a Literal built at run time, so it sees plain words.
-if TYPE_CHECKING:
-    BoundaryOpinion: TypeAlias = str
-    WarPriestOpinion: TypeAlias = str
-    OfficeOpinion: TypeAlias = str
-    RentOpinion: TypeAlias = str
-else:
-    BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
-    WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
-    OfficeOpinion = DISPUTES["exile.office"].literal
-    RentOpinion = DISPUTES["exile.rent"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
+#: pydantic checks against the dispute's choices (`Dispute.choice`).
+BoundaryOpinion: TypeAlias = Annotated[str, DISPUTES["exile.boundary.opinion"].choice]
+WarPriestOpinion: TypeAlias = Annotated[str, DISPUTES["exile.priesthood.war_priest"].choice]
+OfficeOpinion: TypeAlias = Annotated[str, DISPUTES["exile.office"].choice]
+RentOpinion: TypeAlias = Annotated[str, DISPUTES["exile.rent"].choice]
 
 
 def span(unit: str, low: float, high: float) -> object:
