@@ -25,6 +25,7 @@ from refuge_map.simulation.scenario import (
     Scenario,
 )
 from refuge_map.simulation.seeds import streams
+from refuge_map.simulation.travel import DAY_S
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
 #: One stream per purpose ("escorts": who persuades the avenger at the encounter).
@@ -40,7 +41,6 @@ STREAMS = (
     "leave_road",
 )  # new ones last
 HOUR_S = 3600.0
-DAY_S = 86_400.0
 
 
 @lru_cache(maxsize=8)
