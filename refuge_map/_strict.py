@@ -1,8 +1,11 @@
-"""The one base of the input files' pydantic models (scenario sections, sweep files)."""
+"""The one base of the input files' pydantic models (scenario sections, sweep files), and the
+metadata of their fields whose type is built at run time."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, GetPydanticSchema
 
 
 class Strict(BaseModel):
@@ -15,3 +18,11 @@ class Strict(BaseModel):
     model_config = ConfigDict(
         extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
     )
+
+
+def validated_as(kind: Any) -> GetPydanticSchema:
+    """The metadata of ``Annotated[T, validated_as(kind)]``: a field that mypy reads as ``T``
+    and pydantic validates (with its JSON schema and errors) as `kind`, a type built at run
+    time that mypy cannot read (a `Literal` of a dispute's choices, a quantity's bounded
+    variants)."""
+    return GetPydanticSchema(lambda _source, handler: handler(kind))

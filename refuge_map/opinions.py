@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import GetPydanticSchema
 
 from geo.readings import GEO_READINGS
+from refuge_map._strict import validated_as
 from refuge_map.law.opinions import Opinions
 
 
@@ -65,8 +66,7 @@ class Dispute:
         """A schema field's word that must be one of the choices: ``Annotated[str,
         dispute.choice]`` is a `str` to mypy (which cannot read a `literal` built at run time)
         and validates, and has the JSON schema and the errors of, the `literal` to pydantic."""
-        literal = self.literal
-        return GetPydanticSchema(lambda _source, handler: handler(literal))
+        return validated_as(self.literal)
 
     @property
     def source(self) -> str:

@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +24,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    GetPydanticSchema,
     Tag,
     ValidationInfo,
     create_model,
@@ -37,7 +38,7 @@ from geo.designation import THREE_MORE_SOURCE
 from geo.gazetteer import candidate_sites, named_places
 from geo.network import LEVITICAL_FILE
 from refuge_map._loading import load_model
-from refuge_map._strict import Strict
+from refuge_map._strict import Strict, validated_as
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.scenario_cities import CityConditions
@@ -114,8 +115,12 @@ class _LogNormal(Strict):
         return np.clip(draws, max(low, 1e-9), high)
 
 
-def distribution(name: str, unit: str, *, low: float, high: float, open_low: bool) -> Any:
-    """A `{dist: fixed|uniform|lognormal, ...}` field type for one quantity and its unit range.
+def distribution(
+    name: str, unit: str, *, low: float, high: float, open_low: bool
+) -> GetPydanticSchema:
+    """A `{dist: fixed|uniform|lognormal, ...}` field for one quantity and its unit range, as
+    the metadata of ``Annotated[Distribution, distribution(...)]``: pydantic validates it into
+    this quantity's bounded variants of the three kinds (mypy reads the kinds).
 
     Values outside ``(low, high]`` (or ``[low, high]`` if not `open_low`) fail validation.
     """
@@ -134,7 +139,9 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     for variant in variants:  # module attributes, so that scenarios pickle (to Dask workers)
         variant.__module__ = __name__
         globals()[variant.__name__] = variant
-    return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
+    return validated_as(
+        Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
+    )
 
 
 def _as_written(**raw: object) -> Callable[[], Any]:
@@ -143,14 +150,17 @@ def _as_written(**raw: object) -> Callable[[], Any]:
     return lambda: dict(raw)
 
 
-if TYPE_CHECKING:  # the three kinds; pydantic validates the bounded variants built below
-    SpeedKmh: TypeAlias = _Fixed | _Uniform | _LogNormal
-    DelayH: TypeAlias = _Fixed | _Uniform | _LogNormal
-    DistanceKm: TypeAlias = _Fixed | _Uniform | _LogNormal
-else:
-    SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
-    DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
-    DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+#: A drawn quantity: one of the three kinds (each field validates its own bounded variants).
+Distribution: TypeAlias = _Fixed | _Uniform | _LogNormal
+SpeedKmh: TypeAlias = Annotated[
+    Distribution, distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
+]
+DelayH: TypeAlias = Annotated[
+    Distribution, distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
+]
+DistanceKm: TypeAlias = Annotated[
+    Distribution, distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+]
 
 
 # --------------------------------------------------------------------------- places

@@ -5,12 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 import pandas as pd
-from pydantic import AfterValidator, Field, model_validator
+from pydantic import AfterValidator, Field, GetPydanticSchema, model_validator
 
-from refuge_map._strict import Strict
+from refuge_map._strict import Strict, validated_as
 from refuge_map.errors import RefugeError
 from refuge_map.law import Case, Opinions, judge
 from refuge_map.law.casefiles import cases_dir, load_case_file
@@ -31,8 +31,10 @@ OfficeOpinion: TypeAlias = Annotated[str, DISPUTES["exile.office"].choice]
 RentOpinion: TypeAlias = Annotated[str, DISPUTES["exile.rent"].choice]
 
 
-def span(unit: str, low: float, high: float) -> object:
-    """A ``[low, high]`` field in `unit`: a value drawn uniformly between them (equal: fixed)."""
+def span(unit: str, low: float, high: float) -> GetPydanticSchema:
+    """A ``[low, high]`` field in `unit`: a value drawn uniformly between them (equal: fixed),
+    as the metadata of ``Annotated[tuple[float, float], span(...)]`` (pydantic checks the
+    range)."""
 
     def ordered(value: tuple[float, float]) -> tuple[float, float]:
         if not low <= value[0] <= value[1] <= high:
@@ -41,19 +43,17 @@ def span(unit: str, low: float, high: float) -> object:
             )
         return value
 
-    return Annotated[
-        tuple[float, float],
-        AfterValidator(ordered),
-        Field(description=f"[low, high] in {unit}, drawn uniformly ({low}-{high})."),
-    ]
+    return validated_as(
+        Annotated[
+            tuple[float, float],
+            AfterValidator(ordered),
+            Field(description=f"[low, high] in {unit}, drawn uniformly ({low}-{high})."),
+        ]
+    )
 
 
-if TYPE_CHECKING:  # what validation gives; pydantic checks the range
-    Days: TypeAlias = tuple[float, float]
-    Ages: TypeAlias = tuple[float, float]
-else:
-    Days = span("days", 0.0, 3650.0)
-    Ages = span("years of age", 0.0, 100.0)
+Days: TypeAlias = Annotated[tuple[float, float], span("days", 0.0, 3650.0)]
+Ages: TypeAlias = Annotated[tuple[float, float], span("years of age", 0.0, 100.0)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 #: A yearly chance of a repeatable act; below 1, so that its rate ``-ln(1 - p)`` is finite.
 YearlyChance = Annotated[float, Field(ge=0.0, le=0.99)]
