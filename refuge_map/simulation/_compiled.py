@@ -25,11 +25,9 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.simulation.travel import DAY_S
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
 Road = tuple[Ints, Ints, Floats, NDArray[np.float64], NDArray[np.intp], NDArray[np.intp]]
 Shape = tuple[Any, ...]
 Memo = tuple[Ints, Ints, Floats, Bools]
