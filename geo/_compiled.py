@@ -1,5 +1,7 @@
-"""The zones' compiled point tests (numba, nopython): which zones hold each position, and how
-far each position is from the nearest zone, one pass over the positions.
+"""The zones' compiled point tests (numba, nopython): which zones hold each position (`inside`),
+the zone that decides for each (`zone_of`, the few positions of a simulation's step in one call
+rather than a dozen array calls), and how far each position is from the nearest zone
+(`clearance`), one pass over the positions.
 
 The zones come as one tuple ``rings`` (`Rings`), their rings (exterior and holes, of every
 part) end to end: ``(zone_ring, ring_at, ring_x, ring_y)``, ``ring_x``, ``ring_y`` the

@@ -1,16 +1,22 @@
 """The flight's compiled loops (numba, nopython): each one pass over the agents' arrays, so that
 a step costs a few calls however many agents it moves.
 
-Each rule's arithmetic is written once, here: the road walk (`walk`), the interpolation of road
-positions (`xy`), a mover's whole move in a step (`move`: off-road leg, road walk or across
-country) and his position (`place`); who sees whom (`watch`); the avengers who set out, give up
-or pursue (`pursuers`) and who meet their fugitive (`contact`) (the zones' tests are geometry's:
-`geo.asylum.Asylum.compile`). `_walk.RoadGraph` and `engine._Pursuit` hand them their arrays and
-turn what they flag into events. A road graph comes as two tuples of arrays
-(`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and the
-node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat arrays).
-No loop calls a compiled helper per agent that takes arrays (unpacking them per call costs
-more than the work): the walk is its own pass, which `move` calls once for all its movers.
+Each rule's arithmetic is written once, here: the seconds each walks in a step (`clock`), the
+road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole move in a step
+(`move`: off-road leg, road walk or across country) and his position (`place`); who runs and
+whom the asylum predicate is asked about (`runners`), who climbs his tree (`climbers`); who sees
+whom (`watch`); the avengers who set out, give up or pursue (`pursuers`), where each makes for
+(`aims`) and who meet their fugitive (`contact`); whose trajectory row falls at a step (`due`)
+(the zones' tests are geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
+for all the rows: a step's array calls over every row, each reading and writing whole arrays,
+cost more than one loop that reads each row once. `_walk.RoadGraph` and `engine._Pursuit`
+hand them their arrays and turn what they flag into events. A road graph comes as two tuples of
+arrays (`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and
+the node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat
+arrays). No loop calls a compiled helper per agent that takes arrays (unpacking them per call
+costs more than the work): the walk is its own pass, which `move` calls once for all its
+movers, and so is the placing (`place`; inlined into `move`'s last pass it ran many times
+slower).
 
 Imported only when a flight walks (`_walk.compiled`), so that commands that walk nobody do
 not pay numba's import. Compiled on first use and cached on disk (``cache=True``: next to this

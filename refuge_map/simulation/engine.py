@@ -13,14 +13,15 @@ in which they are seen (a resolution of one step, 60 s by default); positions ar
 interpolated back.
 
 The state is one array per quantity with a row per incident still in play (`_Pursuit`). A step
-is a few compiled loops over those rows (`_compiled`, numba: each agent taken through his move,
-his sight of the other, the avenger's setting out, giving up and contact, one pass each), so
-that its cost follows the agents, not a fixed count of array calls; what the compiled loops
-flag is turned into events here (the event vocabulary stays in `events`), and the asylum
-predicate (geometry, `geo`: its compiled test, `geo.asylum.Asylum.compile`), the cities'
-reception and the recording of trajectory rows stay outside them, asked only for the rows
-concerned. The engine draws no random numbers (every
-draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly as they would alone.
+is a few compiled loops over those rows (`_compiled`, numba: the step's clock, who runs, each
+agent taken through his move, his sight of the other, the avenger's setting out, giving up, aim
+and contact, the trajectory rows due, one pass each), so that its cost follows the agents, not
+a fixed count of array calls; what the compiled loops flag is turned into events here (the
+event vocabulary stays in `events`), and the asylum predicate (geometry, `geo`: its compiled
+test, `geo.asylum.Asylum.compile`), the cities' reception and the logging of events and
+trajectory rows stay outside them, asked only for the rows concerned. The engine draws no
+random numbers (every draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly
+as they would alone.
 
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
@@ -373,7 +374,7 @@ class _Pursuit:
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
         # each fugitive and his avenger (columns `FUGITIVE`, `AVENGER`): when he sets out, the
         # seconds he walks a day (whether he rests), the seconds he had walked by the previous
-        # step's time (`_elapsed`; the first step's is 0) and those he walks in this step
+        # step's time (`_clock`; the first step's is 0) and those he walks in this step
         self.since = np.column_stack([world.t0_s, world.setout_s])
         self.walk_s = np.array([world.fugitive_walk_s, world.avenger_walk_s], dtype=np.float64)
         self.walked = walked_s(self.since, 0.0, self.walk_s)
@@ -513,8 +514,8 @@ class _Pursuit:
         t, t_prev = step * self.dt_s, max(step - 1, 0) * self.dt_s
         started = self.t0_s <= t
         self._clock(t, t_prev)
-        self._flee(step, t, t_prev, started)
-        self._pursue(step, t, t_prev, started)
+        self._flee(step, t, started)
+        self._pursue(step, t, started)
         if self.record_every is not None:
             self._record(step, t_prev, started)
         self._compact(step)
@@ -549,7 +550,7 @@ class _Pursuit:
         self.walking = np.empty_like(self.walked)
         compiled().clock(t, t_prev, self.dt_s, self.since, self.walk_s, self.walked, self.walking)
 
-    def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
+    def _flee(self, step: int, t: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
         n = len(started)
         in_flight, tau, ask = np.empty(n, dtype=bool), np.empty(n), np.empty(n, dtype=bool)
@@ -771,7 +772,7 @@ class _Pursuit:
         self.city[ask] = np.where(held, found, -1)
         return ask[held]
 
-    def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
+    def _pursue(self, step: int, t: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
         n = len(started)
