@@ -89,7 +89,7 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
     """Outcomes of every manslayer (overall, by city fled to, by verdict, by case), years in
     exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
     living in each city over the years, the opinions."""
-    column, ledger = life.by_incident, life.ledger
+    column, rent = life.by_incident, life.rent["rent"]
     entered_y = column["entered_y"].astype(float)
     entered = ~np.isnan(entered_y)
     codes = _outcome_codes(column["outcome"])
@@ -112,8 +112,8 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
             "held": int(column["held_office"].sum()),
             "restored": int(column["office_restored"].sum()),
         },
-        "rent": {"stays": len(ledger), "total": round(float(ledger["rent"].sum()), 3)},
-        "high_priests": int((life.priests["office"] == "high_priest").sum()),
+        "rent": {"stays": len(rent), "total": round(float(rent.sum()), 3)},
+        "high_priests": int((life.succession.columns["office"] == "high_priest").sum()),
         "residents_by_year": _residents(column["city"], entered_y, column["end_y"].astype(float)),
         "opinions": life.opinions,
     }
