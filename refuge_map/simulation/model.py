@@ -15,7 +15,7 @@ import pandas as pd
 
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import Flight, Progress, fly
-from refuge_map.simulation.exile import live_in_exile, summarize_exile
+from refuge_map.simulation.exile import exile_headline, live_in_exile
 from refuge_map.simulation.replications import (
     across,
     headline,
@@ -112,7 +112,7 @@ def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[
     if scenario.exile is None:
         return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
     life = live_in_exile(flight, scenario.exile, seed)
-    exile, entered_y = summarize_exile(life), life.by_incident["entered_y"]
+    exile, entered_y = exile_headline(life), life.by_incident["entered_y"]
     return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, life.succession)
 
 

@@ -92,9 +92,10 @@ def headline_of(
     entered_y: NDArray[np.float64] | None,
     succession: Succession | None,
 ) -> dict[str, float]:
-    """`headline` from a run's parts, without its tables: the summary's ``overall`` and
-    ``exile`` blocks, the manslayers' ``entered_y`` and the succession of priests (the
-    replications after the first need no more)."""
+    """`headline` from a run's parts, without its tables: the summary's ``overall`` block,
+    the ``outcomes`` and ``years_in_exile`` of its ``exile`` block (`exile_headline` gives
+    them alone), the manslayers' ``entered_y`` and the succession of priests (the replications
+    after the first need no more)."""
     n = overall["incidents"]
     row = {f"flight.{k}": v / n for k, v in overall["outcomes"].items()}
     row |= {"flight.deterred": overall["deterred"] / n, "flight.gave_up": overall["gave_up"] / n}
