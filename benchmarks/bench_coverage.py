@@ -36,9 +36,9 @@ import geopandas as gpd
 import networkx as nx
 import numpy as np
 import shapely
-from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network
+from geo.arrays import Floats
 from geo.roads import graph_to_gdfs
 from refuge_map.analysis import land_grid
 from refuge_map.coverage import (
@@ -56,7 +56,6 @@ DRAWS = 256
 SEED = 19  # Deut 19
 REPEATS = 3  # every method: the median of three runs
 
-Floats = NDArray[np.float64]
 Seconds = tuple[float, float]  # wall, CPU
 T = TypeVar("T")
 
