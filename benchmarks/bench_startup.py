@@ -8,13 +8,19 @@ average printed; ``python -X importtime`` gives the cumulative import time of th
 law, of the geographic core and of the simulation (what `refuge run` imports when it runs).
 Targets (issue 11): ``--help`` and ``judge`` under 1 s, ``where`` under 2 s on an idle machine;
 the tiny run has none of its own (issue 16 asks 1.5 s of the default scenario, flight included).
-Set ``PYTHONPATH`` to another checkout to measure it with this interpreter.
+
+Last, `refuge run` of the default scenario is cut into what surrounds the command's work, from
+inside the process: the interpreter's start (spawn to its first line), the CLI's import, the
+command (its lazy imports, the run, the writing), the exit handlers and the interpreter's exit
+(its last handler to the parent seeing it gone). Set ``PYTHONPATH`` to another checkout to
+measure it with this interpreter.
 
 Run: ``.venv/bin/python benchmarks/bench_startup.py``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -28,6 +34,7 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parents[1] / "data"
 CASE = DATA / "cases" / "001_pushing_roller.yaml"
 TINY = DATA / "scenarios" / "tiny.yaml"
+DEFAULT = DATA / "scenarios" / "default.yaml"
 COMMANDS = {
     "refuge --help": ["--help"],
     "refuge judge CASE": ["judge", str(CASE)],
@@ -38,6 +45,24 @@ TARGETS_S = {"refuge --help": 1.0, "refuge judge CASE": 1.0, "refuge where 35.2 
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
 _RUN_CLI = "import sys; from refuge_map.cli import main; main(sys.argv[1:])"
+#: `_RUN_CLI` that prints (on stderr, as JSON) the wall-clock times of its first line, of the
+#: CLI imported, of the command done and of its last exit handler (registered first: run last).
+_PROBED_CLI = """
+import atexit, json, sys, time
+marks = {"first_line": time.time()}
+def _last():
+    marks["exit_handlers_done"] = time.time()
+    sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
+atexit.register(_last)
+from refuge_map.cli import main
+marks["imported"] = time.time()
+try:
+    main(sys.argv[1:])
+finally:
+    marks["command_done"] = time.time()
+"""
+#: The parts of a command's process `probed_command` gives, each from the mark before it.
+PARTS = ("first_line", "imported", "command_done", "exit_handlers_done", "gone")
 
 
 def command_time(args: list[str]) -> tuple[float, float]:
@@ -66,6 +91,36 @@ def _once(args: list[str]) -> tuple[float, float]:
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
+def probed_command(args: list[str]) -> dict[str, float]:
+    """Median seconds of each part of ``refuge ARGS``'s process (`PARTS`: the interpreter's
+    start, the CLI's import, the command, the exit handlers, the interpreter's exit), and the
+    whole (``"total"``), over `REPEATS` fresh interpreters."""
+    runs: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [arg.format(tmp=tmp) for arg in args]
+        for _ in range(REPEATS):
+            start = time.time()
+            done = subprocess.run(
+                [sys.executable, "-c", _PROBED_CLI, *args],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd="/",
+            )
+            marks = {"start": start} | _probe_marks(done.stderr) | {"gone": time.time()}
+            parts = {
+                part: marks[part] - marks[before]
+                for before, part in zip(("start", *PARTS), PARTS, strict=False)
+            }
+            runs.append(parts | {"total": marks["gone"] - start})
+    return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
+
+
+def _probe_marks(stderr: str) -> dict[str, float]:
+    lines = [line for line in stderr.splitlines() if line.startswith("PROBE ")]
+    return dict(json.loads(lines[-1].removeprefix("PROBE ")))
+
+
 def import_time(module: str) -> float:
     """Cumulative import time of `module` by ``python -X importtime``, seconds."""
     done = subprocess.run(
@@ -92,6 +147,18 @@ def main() -> None:
         print(f"{name:<26} {wall:5.2f} s wall, {cpu:5.2f} s CPU{against}")
     for module in MODULES:
         print(f"import {module:<28} {import_time(module):5.2f} s  (python -X importtime)")
+    parts = probed_command(["run", str(DEFAULT), "--out", "{tmp}/default"])
+    names = {
+        "first_line": "interpreter start",
+        "imported": "import refuge_map.cli",
+        "command_done": "the command",
+        "exit_handlers_done": "exit handlers",
+        "gone": "interpreter exit",
+    }
+    print(f"refuge run default.yaml: {parts['total']:.2f} s wall (median of {REPEATS}), of which")
+    for part, name in names.items():
+        print(f"  {name:<24} {parts[part]:6.3f} s")
+    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
 
 
 if __name__ == "__main__":

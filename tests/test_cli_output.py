@@ -4,6 +4,7 @@ the light start-up (imports, not times: timing is benchmarks/bench_startup.py's 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -123,3 +124,27 @@ def test_sweep_report_json(run_cli: Callable[..., Any], tmp_path: Path) -> None:
     assert result.code == 0, result.err
     files = [Path(p) for p in json.loads(result.out)["files"]]
     assert (out / "report" / "summary.csv") in files and all(p.is_file() for p in files)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stream", "text"),
+    [
+        (["--version"], 0, "stdout", f"refuge-map {__version__}\n"),
+        (["judge", "no-such-case.yaml"], 2, "stderr", "refuge: error: "),
+    ],
+)
+def test_the_console_script_leaves_with_the_commands_code_and_all_its_output(
+    args: list[str], code: int, stream: str, text: str
+) -> None:
+    # `script` leaves without the interpreter's finalization: its output must be flushed first
+    # (buffered, as a pipe has it unless PYTHONUNBUFFERED is set)
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from refuge_map.cli import script; script()", *args],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env=buffered,
+    )
+    assert done.returncode == code
+    assert getattr(done, stream).startswith(text) and getattr(done, stream).endswith("\n")
