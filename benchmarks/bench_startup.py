@@ -45,8 +45,9 @@ TARGETS_S = {"refuge --help": 1.0, "refuge judge CASE": 1.0, "refuge where 35.2 
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
 _RUN_CLI = "import sys; from refuge_map.cli import main; main(sys.argv[1:])"
-#: `_RUN_CLI` that prints (on stderr, as JSON) the wall-clock times of its first line, of the
-#: CLI imported, of the command done and of its last exit handler (registered first: run last).
+#: The console script's code (`refuge_map.cli.script`; `main` in checkouts before it), printing
+#: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
+#: command done (the first exit handler: registered last) and of its last exit handler.
 _PROBED_CLI = """
 import atexit, json, sys, time
 marks = {"first_line": time.time()}
@@ -54,12 +55,10 @@ def _last():
     marks["exit_handlers_done"] = time.time()
     sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
 atexit.register(_last)
-from refuge_map.cli import main
+from refuge_map import cli
 marks["imported"] = time.time()
-try:
-    main(sys.argv[1:])
-finally:
-    marks["command_done"] = time.time()
+atexit.register(lambda: marks.setdefault("command_done", time.time()))
+getattr(cli, "script", cli.main)()
 """
 #: The parts of a command's process `probed_command` gives, each from the mark before it.
 PARTS = ("first_line", "imported", "command_done", "exit_handlers_done", "gone")
