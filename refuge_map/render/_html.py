@@ -250,12 +250,21 @@ class _RenderedMacros(MacroElement):
     # into the page), as `MacroElement.render` does
     def render(self, **kwargs: Any) -> None:  # type: ignore[override]
         """Put the header, html and script macros' output into the page; render the children."""
-        root = _page(self)
-        macros = self._template.module.__dict__
-        for part, home in (("header", root.header), ("html", root.html), ("script", root.script)):
-            if part in macros:
-                home.add_child(_Rendered(macros[part](self, kwargs)), name=self.get_name())
-        for child in self._children.values():
+        _render_macros(self, kwargs)
+
+
+def _render_macros(element: MacroElement, kwargs: dict[str, Any]) -> None:
+    """`_RenderedMacros.render` of `element`; a child that renders as a plain `MacroElement`
+    does (folium's ``ElementAddToElement`` of every layer) is rendered so too."""
+    root = _page(element)
+    macros = element._template.module.__dict__
+    for part, home in (("header", root.header), ("html", root.html), ("script", root.script)):
+        if part in macros:
+            home.add_child(_Rendered(macros[part](element, kwargs)), name=element.get_name())
+    for child in element._children.values():
+        if isinstance(child, MacroElement) and type(child).render is MacroElement.render:
+            _render_macros(child, kwargs)
+        else:
             child.render(**kwargs)
 
 
