@@ -25,20 +25,16 @@ Run: ``.venv/bin/python benchmarks/bench_coverage.py``.
 
 from __future__ import annotations
 
-import os
-import statistics
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
 
 import geopandas as gpd
 import networkx as nx
 import numpy as np
 import shapely
-from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network
+from geo.arrays import Floats
 from geo.roads import graph_to_gdfs
 from refuge_map.analysis import land_grid
 from refuge_map.coverage import (
@@ -51,14 +47,12 @@ from refuge_map.coverage import (
 )
 from refuge_map.simulation.scenario import Avenger, Fugitive
 
+from _timing import Seconds, load, median, repeated
+
 N_LOOP = 500
 DRAWS = 256
 SEED = 19  # Deut 19
 REPEATS = 3  # every method: the median of three runs
-
-Floats = NDArray[np.float64]
-Seconds = tuple[float, float]  # wall, CPU
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -163,34 +157,15 @@ def geopandas_peer(peer: Peer, x: Floats, y: Floats) -> tuple[Floats, Floats, Se
     return offroad + road, peer.p_asylum(offroad, road), seconds
 
 
-def timed(fn: Callable[[], T]) -> tuple[T, Seconds]:
-    """The last result of `REPEATS` calls and the median wall and CPU seconds of a call."""
-    walls, cpus = [], []
-    for _ in range(REPEATS):
-        start, cpu = time.perf_counter(), time.process_time()
-        result = fn()
-        walls.append(time.perf_counter() - start)
-        cpus.append(time.process_time() - cpu)
-    return result, (statistics.median(walls), statistics.median(cpus))
-
-
-def median_way(runs: list[Seconds]) -> Seconds:
-    """The median (wall, CPU) of the way's seconds over runs."""
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-
-
-def load() -> str:
-    """The machine's load averages (1, 5, 15 minutes), to print beside the figures."""
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main() -> None:
     """Time the field and its peers and print the figures."""
     network = load_network()
     grid = land_grid(network, cell_m=500.0)
     coverage_field(network, cell_m=5_000.0, draws=8)  # warm the imports and caches
-    field, full = timed(lambda: coverage_field(network, grid=grid, draws=DRAWS, seed=SEED))
-    _, way_full = timed(lambda: way_to_asylum(network, grid.x, grid.y))
+    field, full = repeated(
+        lambda: coverage_field(network, grid=grid, draws=DRAWS, seed=SEED), REPEATS
+    )
+    _, way_full = repeated(lambda: way_to_asylum(network, grid.x, grid.y), REPEATS)
     field_way = field.offroad_m + field.road_m
     peer = Peer.of(network)
     sample = np.random.default_rng(SEED).choice(len(grid.x), N_LOOP, replace=False)
@@ -205,10 +180,10 @@ def main() -> None:
             ways.append(seconds)
             return way, p
 
-        (way, p), whole = timed(loop)
+        (way, p), whole = repeated(loop, REPEATS)
         np.testing.assert_allclose(way, field_way[sample], rtol=1e-9)
         np.testing.assert_allclose(p, field.p_asylum[sample], atol=TABLE_TOLERANCE)
-        peers[label] = (n, whole, median_way(ways))
+        peers[label] = (n, whole, median(ways))
     ways = []
 
     def vectorized() -> tuple[Floats, Floats]:
@@ -216,10 +191,10 @@ def main() -> None:
         ways.append(seconds)
         return way, p
 
-    (way, p), whole = timed(vectorized)
+    (way, p), whole = repeated(vectorized, REPEATS)
     np.testing.assert_allclose(way, field_way, rtol=1e-9, atol=1e-6)
     np.testing.assert_allclose(p, field.p_asylum, atol=TABLE_TOLERANCE)
-    peers["geopandas peer (sjoin_nearest + one flood)"] = (cells, whole, median_way(ways))
+    peers["geopandas peer (sjoin_nearest + one flood)"] = (cells, whole, median(ways))
     exact = peer.p_asylum(field.offroad_m, field.road_m)
     error = float(np.abs(exact - field.p_asylum).max())
     assert error < TABLE_TOLERANCE, error

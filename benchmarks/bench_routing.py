@@ -11,7 +11,6 @@ Run: ``.venv/bin/python benchmarks/bench_routing.py``.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import geopandas as gpd
@@ -22,6 +21,8 @@ from numpy.typing import NDArray
 
 from geo.crs import REGION_CRS, to_metric
 from geo.roads import RoadRouter, build_road_graph, graph_to_gdfs, read_roads
+
+from _timing import clock
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CITIES = ["kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan"]
@@ -66,17 +67,11 @@ def main() -> None:
     """Time both ways and print the rates and their ratio."""
     rng = np.random.default_rng(SEED)
     graph = road_graph()
-    start = time.perf_counter()
-    router = RoadRouter(graph)
-    build_s = time.perf_counter() - start
+    router, (build_s, _) = clock(RoadRouter, graph)
     x, y = random_positions(N_VECTOR, rng)
     router.distance_to_gates(x[:10], y[:10])  # the flood is cached per city set: warm it
-    start = time.perf_counter()
-    dist, _ = router.distance_to_gates(x, y)
-    vector_s = time.perf_counter() - start
-    start = time.perf_counter()
-    reference = networkx_loop(graph, x[:N_LOOP], y[:N_LOOP])
-    loop_s = time.perf_counter() - start
+    (dist, _), (vector_s, _) = clock(router.distance_to_gates, x, y)
+    reference, (loop_s, _) = clock(networkx_loop, graph, x[:N_LOOP], y[:N_LOOP])
     np.testing.assert_allclose(dist[:N_LOOP], reference, rtol=1e-9)
     vector_rate, loop_rate = N_VECTOR / vector_s, N_LOOP / loop_s
     print(f"graph: {graph.number_of_nodes()} nodes, {graph.number_of_edges()} edges")

@@ -20,15 +20,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
 import yaml
+
+from _timing import command, load
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = ROOT / "data" / "sweeps" / "tiny_escorts.yaml"
@@ -52,30 +51,16 @@ def sweep_file(folder: Path, replications: int) -> Path:
 def timed_command(sweep: Path, out: Path, options: list[str]) -> dict[str, float]:
     """Run ``refuge sweep run`` once: wall and CPU seconds of the whole command, and the
     sweep and start-up seconds it printed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(
-        [str(REFUGE), "sweep", "run", str(sweep), "--out", str(out), *options],
-        capture_output=True,
-        text=True,
-        check=False,
+    done, (wall, cpu) = command(
+        [str(REFUGE), "sweep", "run", str(sweep), "--out", str(out), *options], check=False
     )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"refuge sweep run {' '.join(options)} failed:\n{done.stderr}")
     found = TIMING.search(done.stderr)
     if found is None:
         sys.exit(f"no timing line in the command's output:\n{done.stderr}")
     runs, sweep_s, _, startup_s = (float(g) for g in found.groups())
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"runs": runs, "wall": wall, "cpu": cpu, "sweep": sweep_s, "startup": startup_s}
-
-
-def load() -> str:
-    """The load average (1, 5, 15 minutes) and the cores."""
-    one, five, fifteen = os.getloadavg()
-    return f"load {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
 
 
 def main() -> None:
@@ -84,7 +69,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replications", type=int, default=8)
     args = parser.parse_args()
-    print(load())
+    print(f"{load()} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
         sweep = sweep_file(Path(tmp), args.replications)
         figures = {}

@@ -19,7 +19,15 @@ DATA_ENV = "REFUGE_MAP_DATA"
 #: The longest value an error message quotes in full.
 MAX_SHOWN = 80
 
-__all__ = ["DATA_ENV", "MAX_SHOWN", "InputError", "data_dir", "shown_value"]
+#: The attribution line of the shipped data that every map and figure carries (data/README.md).
+#: DARMC's Roman roads are not shipped or drawn, so they are not credited here.
+ATTRIBUTION = (
+    "Places: OpenBible.info (CC BY 4.0); Pleiades (CC BY). Hydrography: Natural Earth; "
+    "© OpenStreetMap contributors (ODbL). Roads: own compilation (CC BY 4.0) on OpenBible.info "
+    "coordinates."
+)
+
+__all__ = ["ATTRIBUTION", "DATA_ENV", "MAX_SHOWN", "InputError", "data_dir", "shown_value"]
 
 
 def data_dir() -> Path:

@@ -19,8 +19,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
+from geo.arrays import Floats, Ints
+
 Rings = tuple[Ints, Ints, Floats, Floats]
 
 #: The verdicts of `inside`: outside, inside, and too near the boundary to tell.

@@ -13,13 +13,15 @@ from functools import cache
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from pyproj import CRS, Proj, Transformer
+from pyproj import CRS, Geod, Proj, Transformer
 from pyproj.crs import ProjectedCRS
 from pyproj.crs.coordinate_operation import TransverseMercatorConversion
 
 from geo._errors import QueryError
 
 WGS84 = CRS.from_epsg(4326)
+#: Geodesics on the WGS84 ellipsoid (lengths, azimuths and points between lon/lat positions).
+GEOD = Geod(ellps="WGS84")
 
 #: The metric CRS every distance in the project is measured in.
 REGION_CRS = ProjectedCRS(

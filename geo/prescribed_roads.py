@@ -17,10 +17,9 @@ import numpy as np
 import pandas as pd
 import shapely
 from numpy.typing import NDArray
-from pyproj import Geod
 
 from geo._errors import ParameterError
-from geo.crs import to_lonlat
+from geo.crs import GEOD, to_lonlat
 from geo.roads import RoadRouter
 
 #: Rambam, Rotzeach 8:5: the road is at least 32 cubits wide. The Talmudic source usually given
@@ -44,7 +43,6 @@ RIVER_TYPES = ("river",)
 #: How far along the road (metres) the sign's direction is taken: the way it first leaves.
 _BEARING_STEP_M = 100.0
 
-_GEOD = Geod(ellps="WGS84")
 _COMPASS = np.array(["N", "NE", "E", "SE", "S", "SW", "W", "NW"])
 
 
@@ -192,7 +190,7 @@ def _bearings(
     )
     lon0, lat0 = to_lonlat(router.node_x[node], router.node_y[node])
     lon1, lat1 = to_lonlat(ahead[:, 0], ahead[:, 1])
-    azimuth, _, _ = _GEOD.inv(lon0, lat0, lon1, lat1)
+    azimuth, _, _ = GEOD.inv(lon0, lat0, lon1, lat1)
     return np.mod(np.asarray(azimuth, dtype=np.float64), 360.0)
 
 

@@ -34,6 +34,7 @@ from shapely.ops import substring
 
 from geo._errors import DataFileError, ParameterError, QueryError
 from geo._validate import read_layer
+from geo.arrays import Floats
 from geo.crs import REGION_CRS, check_finite
 
 if TYPE_CHECKING:
@@ -451,9 +452,6 @@ class _Flood:
     dist: NDArray[np.float64]
     pred: NDArray[np.int32]
     city: NDArray[np.str_]
-
-
-Floats = NDArray[np.float64]
 
 
 @dataclass(frozen=True)

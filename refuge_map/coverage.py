@@ -65,14 +65,13 @@ from numpy.typing import NDArray
 from scipy.special import ndtr
 
 from geo import WGS84, RefugeNetwork
+from geo.arrays import Floats
 from geo.land_grid import LandGrid, land_grid
 from refuge_map._atomic import atomic_file
 from refuge_map.errors import RefugeError
 from refuge_map.io import output_path, pinned_gpkg_date
 from refuge_map.simulation import scenario_network
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive, Scenario
-
-Floats = NDArray[np.float64]
 
 #: Default cell edge (metres): 500 m cells give about 118,000 cells over the land.
 DEFAULT_CELL_M = 500.0

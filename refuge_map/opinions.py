@@ -16,7 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pydantic import GetPydanticSchema
+
 from geo.readings import GEO_READINGS
+from refuge_map._strict import validated_as
 from refuge_map.law.opinions import Opinions
 
 
@@ -57,6 +60,13 @@ class Dispute:
     def literal(self) -> Any:
         """The choices as a `typing.Literal` (in the order of `holds`), for a schema field."""
         return Literal[tuple(self.holds)]  # built at run time
+
+    @property
+    def choice(self) -> GetPydanticSchema:
+        """A schema field's word that must be one of the choices: ``Annotated[str,
+        dispute.choice]`` is a `str` to mypy (which cannot read a `literal` built at run time)
+        and validates, and has the JSON schema and the errors of, the `literal` to pydantic."""
+        return validated_as(self.literal)
 
     @property
     def source(self) -> str:

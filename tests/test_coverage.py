@@ -63,6 +63,18 @@ def test_the_way_is_the_routers_distance(network: RefugeNetwork, coarse: Coverag
     assert (coarse.city == np.asarray(reach.city, dtype=str)).mean() > 0.999  # ties may differ
 
 
+def table_inputs(
+    network: RefugeNetwork, delay: dict[str, object], *, draws: int
+) -> tuple[np.ndarray, np.ndarray, SpeedDraws, Callable[[np.ndarray], np.ndarray]]:
+    """The way to asylum from 1 km cells, speeds drawn with the default fugitive and an avenger
+    of this delay, and the delay's distribution function: what the table is built from."""
+    grid = land_grid(network, cell_m=1_000.0)
+    offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
+    avenger = Avenger(delay_h=delay)
+    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(19), draws)
+    return offroad, road, speeds, partial(delay_cdf, avenger.delay_h)
+
+
 @pytest.mark.parametrize(
     "delay",
     [
@@ -74,11 +86,7 @@ def test_the_way_is_the_routers_distance(network: RefugeNetwork, coarse: Coverag
 def test_the_table_is_within_its_tolerance(
     network: RefugeNetwork, delay: dict[str, object]
 ) -> None:
-    grid = land_grid(network, cell_m=1_000.0)
-    offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
-    avenger = Avenger(delay_h=delay)
-    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(19), 256)
-    cdf = partial(delay_cdf, avenger.delay_h)
+    offroad, road, speeds, cdf = table_inputs(network, delay, draws=256)
     table = tabulated_overtaken_probability(offroad, road, speeds, cdf)
     assert table is not None  # the default scenario on a large grid is tabulated
     error = np.abs(table - overtaken_probability(offroad, road, speeds, cdf))
@@ -96,11 +104,7 @@ def test_the_table_is_within_its_tolerance(
 def test_a_steep_delay_is_computed_exactly(
     network: RefugeNetwork, delay: dict[str, object]
 ) -> None:
-    grid = land_grid(network, cell_m=1_000.0)
-    offroad, road, _ = way_to_asylum(network, grid.x, grid.y)
-    avenger = Avenger(delay_h=delay)
-    speeds = SpeedDraws.draw(Fugitive(), avenger, np.random.default_rng(19), 64)
-    cdf = partial(delay_cdf, avenger.delay_h)
+    offroad, road, speeds, cdf = table_inputs(network, delay, draws=64)
     assert tabulated_overtaken_probability(offroad, road, speeds, cdf) is None
 
 

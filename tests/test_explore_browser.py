@@ -7,17 +7,17 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import shapely
-from test_render_browser import CHROMIUM, CHROMIUM_ARGS, Visit, watched
+from test_render_browser import CHROMIUM, Visit, watched
+from test_render_browser import browser as browser  # the fixture: one Chromium a module
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (make browser)"),
 ]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")
 pytest.importorskip("uvicorn")
 
 SHECHEM = (32.2136, 35.2819)  # lat, lon: inside the town
@@ -42,14 +42,6 @@ def address(tmp_path_factory) -> Iterator[str]:
         server.wait(timeout=20)
         server.stdout.close()
     assert list(home.iterdir()) == [], "the explorer wrote files"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture

@@ -555,3 +555,20 @@ def test_a_father_who_meant_to_kill_is_not_shielded_by_discipline():
     assert meant.verdict == "capital"
     assert any("covers a blow, not a killing he meant" in s.finding for s in meant.trace)
     assert judge(Case.model_validate({**facts, "intent": "strike"})).verdict == "exile"
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (True, "true"),
+        (False, "false"),
+        (None, "null"),
+        (1, "1"),
+        (0, "0"),
+        (1.0, "1.0"),
+        ("x", "x"),
+    ],
+)
+def test_a_fact_is_described_as_a_case_file_writes_it(value: object, written: str) -> None:
+    # 1 and 0 compare equal to True and False: a lookup by equality would write them "true"
+    assert r.describe(value) == written

@@ -9,10 +9,12 @@ from typing import Any
 
 import geopandas as gpd
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 import yaml
 
 from refuge_map.simulation import simulate
+from refuge_map.simulation.events import concat_events
 from refuge_map.sweep import load_sweep, open_backend, run_sweep
 from refuge_map.sweep.manifest import MANIFEST, Manifest
 from refuge_map.sweep.plan import (
@@ -113,10 +115,19 @@ def test_a_stacked_batch_gives_every_run_what_it_gives_alone(tmp_path: Path) -> 
     )
     pd.testing.assert_frame_equal(tracks, gpd.GeoDataFrame(expected), check_like=False)
     events = pd.read_parquet(out / "parts" / "events-00000.parquet")
-    expected_events = pd.concat(
-        [r.events.assign(run=i) for i, r in enumerate(alone)], ignore_index=True
-    )
+    expected_events = concat_events([r.events.assign(run=i) for i, r in enumerate(alone)])
     pd.testing.assert_frame_equal(events, expected_events)
+
+
+def test_every_batch_writes_its_events_with_one_schema(tmp_path: Path) -> None:
+    """Batches whose runs name different cities and rules still write the same column types
+    (categoricals, not strings where one batch's categories differ), so the parts read as one
+    dataset."""
+    spec = load_sweep(sweep_file(tmp_path, batch_runs=2))
+    run_sweep(spec, tmp_path / "out", backend=open_backend(serial_run=True))
+    parts = sorted((tmp_path / "out" / "parts").glob("events-*.parquet"))
+    schemas = {str(pq.read_schema(part).remove_metadata()) for part in parts}
+    assert len(parts) > 1 and len(schemas) == 1, schemas
 
 
 @pytest.mark.parametrize("n", [1, 3])

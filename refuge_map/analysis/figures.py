@@ -9,13 +9,8 @@ from numpy.typing import ArrayLike
 
 from geo import RefugeNetwork
 from geo.land_grid import LandGrid, study_area
+from refuge_data import ATTRIBUTION
 from refuge_map.analysis.coverage_grid import ACTIVATION_SOURCE
-
-#: The attribution line every map carries (data/README.md).
-ATTRIBUTION = (
-    "Places: OpenBible.info (CC BY 4.0); Pleiades (CC BY). Hydrography: Natural Earth; "
-    "© OpenStreetMap contributors (ODbL). Roads: own compilation (CC BY 4.0)."
-)
 
 
 def base_map(network: RefugeNetwork, ax: Axes | None = None, *, labels: bool = True) -> Axes:

@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 import shapely
 from numpy.typing import ArrayLike, NDArray
-from pyproj import Geod
 from scipy.optimize import Bounds, LinearConstraint, OptimizeResult, milp
 from scipy.sparse import csr_array, eye_array, hstack, kron
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
+from geo.crs import GEOD
 from geo.designation import THREE_MORE, THREE_MORE_SOURCE, AddedCity, designate_three_more
 from geo.land_grid import LandGrid
 from geo.places import selectable_sites
@@ -28,7 +28,6 @@ from refuge_map.analysis.stretches import STRETCH_SOURCE
 SIX_SOURCE = "Numbers 35:13-14; Deut 4:41-43; Joshua 20:7-8"
 PER_SIDE: Mapping[str, int] = {"west": 3, "east": 3}
 
-_GEOD = Geod(ellps="WGS84")
 _SAME_POINT_M = 1.0
 
 
@@ -412,7 +411,7 @@ def _equal_stretches(network: RefugeNetwork, candidates: gpd.GeoDataFrame) -> ND
     places = network.places.set_index("id").geometry
     south, north = as_point(places["beersheba"]), as_point(places["dan"])
     (slon, nlon), (slat, nlat) = to_lonlat([south.x, north.x], [south.y, north.y])
-    quarters = _GEOD.npts(slon, slat, nlon, nlat, 3, initial_idx=1, terminus_idx=1)
+    quarters = GEOD.npts(slon, slat, nlon, nlat, 3, initial_idx=1, terminus_idx=1)
     west = candidates[candidates["side"] == "west"]
     qx, qy = to_metric(*np.array(quarters).T)
     gap = np.hypot(

@@ -10,9 +10,9 @@ import geopandas as gpd
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from pyproj import Geod
 
 from geo import ParameterError, RefugeNetwork, load_network, to_lonlat, to_metric
+from geo.crs import GEOD
 from geo.places import selectable_sites
 from refuge_map._cells import as_point
 from refuge_map.analysis._roads import road_distance_matrix
@@ -40,8 +40,6 @@ ALONG: tuple[Along, ...] = ("straight", "roads")
 #: A border: a gazetteer place id (e.g. ``"beersheba"``) or a (lon, lat) position in degrees.
 Limit = str | tuple[float, float]
 
-_GEOD = Geod(ellps="WGS84")
-
 
 def _lonlat(network: RefugeNetwork, where: Limit) -> tuple[float, float]:
     """A city's site, a gazetteer place or a (lon, lat) pair, as WGS84 degrees."""
@@ -61,7 +59,7 @@ def _lonlat(network: RefugeNetwork, where: Limit) -> tuple[float, float]:
 def geodesic_km(lon: ArrayLike, lat: ArrayLike) -> NDArray[np.float64]:
     """Geodesic lengths (km, WGS84 ellipsoid) of the legs between consecutive positions."""
     lon_a, lat_a = np.asarray(lon, dtype=float), np.asarray(lat, dtype=float)
-    _, _, dist = _GEOD.inv(lon_a[:-1], lat_a[:-1], lon_a[1:], lat_a[1:])
+    _, _, dist = GEOD.inv(lon_a[:-1], lat_a[:-1], lon_a[1:], lat_a[1:])
     return np.asarray(dist, dtype=float) / 1000.0
 
 
@@ -176,8 +174,8 @@ def pairings(network: RefugeNetwork) -> pd.DataFrame:
     rows = []
     for west, east in PAIRS:
         (lon_w, lat_w), (lon_e, lat_e) = _lonlat(network, west), _lonlat(network, east)
-        bearing, _, dist = _GEOD.inv(lon_w, lat_w, lon_e, lat_e)
-        _, _, north = _GEOD.inv(lon_w, lat_w, lon_w, lat_e)
+        bearing, _, dist = GEOD.inv(lon_w, lat_w, lon_e, lat_e)
+        _, _, north = GEOD.inv(lon_w, lat_w, lon_w, lat_e)
         rows.append(
             {
                 "west": west,
@@ -257,8 +255,8 @@ def limits_on_axis(
     outer_km = float(np.mean(inner_km))
     ends = []
     for end in (0, 2):
-        _, back_az, _ = _GEOD.inv(lon_a[1], lat_a[1], lon_a[end], lat_a[end])
-        ex, ey, _ = _GEOD.fwd(lon_a[end], lat_a[end], back_az + 180.0, outer_km * 1000.0)
+        _, back_az, _ = GEOD.inv(lon_a[1], lat_a[1], lon_a[end], lat_a[end])
+        ex, ey, _ = GEOD.fwd(lon_a[end], lat_a[end], back_az + 180.0, outer_km * 1000.0)
         ends.append((float(ex), float(ey)))
     return outer_km, ends[0], ends[1]
 
@@ -310,7 +308,7 @@ def nearest_places(
     plon, plat = to_lonlat(places.geometry.x.to_numpy(), places.geometry.y.to_numpy())
     rows = []
     for label, (lon, lat) in positions.items():
-        _, _, dist = _GEOD.inv(np.full_like(plon, lon), np.full_like(plat, lat), plon, plat)
+        _, _, dist = GEOD.inv(np.full_like(plon, lon), np.full_like(plat, lat), plon, plat)
         best = int(np.argmin(dist))
         rows.append(
             {

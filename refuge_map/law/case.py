@@ -108,12 +108,17 @@ class _Facts(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Killer(_Facts):
-    """Who the killer is (Mishnah Makkot 2:3 and 2:7)."""
+class _Person(_Facts):
+    """The facts the killer and the victim share."""
 
     status: Status = Field(
         "israelite", description="Israelite or resident alien (ger toshav), Mishnah Makkot 2:3."
     )
+
+
+class Killer(_Person):
+    """Who the killer is (Mishnah Makkot 2:3 and 2:7)."""
+
     blind: bool = Field(False, description="The killer is blind (Mishnah Makkot 2:3).")
     high_priest: bool = Field(
         False, description="The killer is the high priest: exile for life (Mishnah Makkot 2:7)."
@@ -134,12 +139,9 @@ class Killer(_Facts):
         return self
 
 
-class Victim(_Facts):
+class Victim(_Person):
     """Who was killed (Mishnah Makkot 2:3 and 2:7)."""
 
-    status: Status = Field(
-        "israelite", description="Israelite or resident alien (ger toshav), Mishnah Makkot 2:3."
-    )
     high_priest: bool = Field(
         False,
         description="The victim is the high priest: the killer is exiled for life "

@@ -113,8 +113,6 @@ def _field_values(field: str) -> list[Any]:
             values.extend(v for v in typing.get_args(arg) if v != "not_stated")
         elif arg is bool:
             values.extend((True, False))
-    if typing.get_origin(annotation) is typing.Literal:
-        values.extend(v for v in typing.get_args(annotation) if v != "not_stated")
     return values
 
 

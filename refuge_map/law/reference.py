@@ -10,6 +10,7 @@ from pydantic_core import PydanticUndefined
 
 from refuge_map.law.case import Case
 from refuge_map.law.opinions import DISPUTES, PRESETS
+from refuge_map.law.rules import describe
 from refuge_map.law.ruling import Consequences, Verdict
 
 VERDICT_MEANINGS: dict[str, str] = {
@@ -87,7 +88,7 @@ def _field_rows(model: type[BaseModel], prefix: str = "") -> list[str]:
         if isinstance(nested, type) and issubclass(nested, BaseModel):
             rows.extend(_field_rows(nested, f"{prefix}{name}."))
             continue
-        default = "required" if info.default is PydanticUndefined else f"`{_yaml(info.default)}`"
+        default = "required" if info.default is PydanticUndefined else f"`{describe(info.default)}`"
         rows.append(f"| `{prefix}{name}` | {_values(nested)} | {default} | {info.description} |")
     return rows
 
@@ -101,10 +102,6 @@ def _values(annotation: Any) -> str:
         return " \\| ".join(_values(arg) for arg in get_args(annotation))
     names = {bool: "`true` \\| `false`", str: "text", type(None): "`null`"}
     return names.get(annotation, str(annotation))
-
-
-def _yaml(value: Any) -> str:
-    return {True: "true", False: "false", None: "null"}.get(value, str(value))
 
 
 def _first_paragraph(model: type[BaseModel]) -> str:

@@ -793,5 +793,10 @@ def place_of_exile(case: Case) -> tuple[TraceStep, ExileWithin]:
 
 
 def describe(value: Any) -> str:
-    """A fact's value as a case file writes it."""
-    return {True: "true", False: "false", None: "null"}.get(value, str(value))
+    """A fact's value as a case file writes it (by identity: 1 and 0 are numbers, not true and
+    false, though they compare equal to them)."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return str(value).lower()
+    return str(value)

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-#: The attribution of the shipped data (data/README.md). DARMC's Roman roads are not shipped
-#: or drawn, so they are not credited here.
-ATTRIBUTION = (
-    "Places: OpenBible.info (CC BY 4.0); Pleiades (CC BY). Hydrography: Natural Earth; "
-    "© OpenStreetMap contributors (ODbL). Roads: own compilation (CC BY 4.0) on OpenBible.info "
-    "coordinates."
-)
+from refuge_data import ATTRIBUTION as ATTRIBUTION  # the maps' attribution line: the data's
 
 #: The palette: one meaning per colour, every colour distinguishable with the common colour
 #: vision deficiencies. Cities, roles and boundaries take Okabe & Ito's colours ("Color

@@ -429,7 +429,7 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
             icon_anchor=(8, 8),
         )
         folium.Marker(
-            [sites[city].y, sites[city].x],
+            list(lat_lon(sites[city])),
             icon=icon,
             popup=folium.Popup(city_popup(network, str(city), row), max_width=420),
             tooltip=esc(row["name"]),

@@ -25,9 +25,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
+from geo.arrays import Bools, Floats, Ints
+
 Road = tuple[Ints, Ints, Floats, NDArray[np.float64], NDArray[np.intp], NDArray[np.intp]]
 Shape = tuple[Any, ...]
 Memo = tuple[Ints, Ints, Floats, Bools]

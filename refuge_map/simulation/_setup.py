@@ -11,10 +11,11 @@ import shapely
 from numpy.typing import NDArray
 
 from geo import RefugeNetwork, load_network, to_metric
+from geo.arrays import Floats, Ints
 from geo.crs import REGION_BOUNDS_LONLAT, to_lonlat
 from geo.gazetteer import named_places
 from refuge_map._cells import as_point
-from refuge_map.simulation._walk import Floats, Ints, RoadGraph
+from refuge_map.simulation._walk import RoadGraph
 from refuge_map.simulation.persuasion import persuader, pleads_himself
 from refuge_map.simulation.scenario import (
     GeneratedIncidents,
@@ -24,6 +25,7 @@ from refuge_map.simulation.scenario import (
     Scenario,
 )
 from refuge_map.simulation.seeds import streams
+from refuge_map.simulation.travel import DAY_S
 
 KMH = 1000.0 / 3600.0  # metres per second in one km/h
 #: One stream per purpose ("escorts": who persuades the avenger at the encounter).
@@ -39,7 +41,6 @@ STREAMS = (
     "leave_road",
 )  # new ones last
 HOUR_S = 3600.0
-DAY_S = 86_400.0
 
 
 @lru_cache(maxsize=8)

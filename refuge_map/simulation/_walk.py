@@ -19,13 +19,11 @@ import shapely
 from numpy.typing import NDArray
 from scipy.sparse.csgraph import dijkstra
 
+from geo.arrays import Floats, Ints
 from geo.roads import RoadRouter
 
 if TYPE_CHECKING:
     from types import ModuleType
-
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
 
 
 def compiled() -> ModuleType:

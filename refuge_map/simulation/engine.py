@@ -37,11 +37,10 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.simulation._setup import World
 from refuge_map.simulation._walk import (
-    Floats,
     Heading,
-    Ints,
     RoadGraph,
     Ways,
     bearing_ways,
@@ -72,7 +71,6 @@ from refuge_map.simulation.scenario import AvengerKnows, Scenario
 from refuge_map.simulation.scenario_cities import CityConditions
 from refuge_map.simulation.travel import DAY_S, walked_s
 
-Bools = NDArray[np.bool_]
 Progress = Callable[[int, int], None]
 NEVER = np.iinfo(np.int64).max // 2
 

@@ -18,7 +18,6 @@ from refuge_map.law.exile_rules import ESCORTS_SPEAK, PLEADS_HIMSELF
 if TYPE_CHECKING:
     from refuge_map.simulation.scenario import Scenario
 
-Bools = NDArray[np.bool_]
 
 #: Who persuaded the avenger, by code: 0 nobody, 1 the escorts, 2 his own plea.
 SPEAKERS = ("", "escorts", "plea")

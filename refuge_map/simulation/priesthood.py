@@ -27,7 +27,7 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy.special import exp1
 
-Floats = NDArray[np.float64]
+from geo.arrays import Floats
 
 #: Sasaki and Kondo (2016): the Strehler-Mildvan line between the Gompertz parameters at age 15.
 _SM_SLOPE, _SM_SPREAD, _SM_LEVEL, _SM_MEAN_BETA = -2.624, 0.0393, -7.119, 0.0718

@@ -17,6 +17,7 @@ import numpy as np
 import shapely
 from numpy.typing import NDArray
 
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.errors import RefugeError
 from refuge_map.simulation.events import EVENT_KINDS
 from refuge_map.simulation.exile.rules import NO_ELDERS_CITATION, NO_ELDERS_RULE, room_in_city
@@ -25,9 +26,6 @@ from refuge_map.simulation.scenario_cities import CityConditions
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
 
 #: The city kind (`geo.asylum.CITY_KINDS`) that receives only one who intends refuge.
 LEVITICAL = "levitical"

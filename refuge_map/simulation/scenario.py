@@ -15,16 +15,16 @@ from contextvars import ContextVar
 from datetime import datetime
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import (
     AfterValidator,
-    BaseModel,
     ConfigDict,
     Discriminator,
     Field,
+    GetPydanticSchema,
     Tag,
     ValidationInfo,
     create_model,
@@ -38,6 +38,7 @@ from geo.designation import THREE_MORE_SOURCE
 from geo.gazetteer import candidate_sites, named_places
 from geo.network import LEVITICAL_FILE
 from refuge_map._loading import load_model
+from refuge_map._strict import Strict, validated_as
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting, sourced
 from refuge_map.simulation.scenario_cities import CityConditions
@@ -47,22 +48,14 @@ from refuge_map.simulation.scenario_exile import ExileOptions, check_calendar
 #: from the registry (`refuge_map.opinions.DISPUTES`).
 CityId = Literal["kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan"]
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
-#: read a Literal built at run time, so it sees plain words.
-if TYPE_CHECKING:
-    CubitPreset: TypeAlias = str
-    TechumMode: TypeAlias = str
-    TechumPreset: TypeAlias = str
-    BoughOpinion: TypeAlias = str
-    RefugeReading: TypeAlias = str
-    RoadsPeriod: TypeAlias = str
-else:
-    CubitPreset = DISPUTES["network.cubit"].literal
-    TechumMode = DISPUTES["network.techum"].literal
-    TechumPreset = DISPUTES["network.techum_cubits"].literal
-    BoughOpinion = DISPUTES["network.bough_opinion"].literal
-    RefugeReading = DISPUTES["network.refuges"].literal
-    RoadsPeriod = DISPUTES["network.roads_period"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
+#: pydantic checks against the dispute's choices (`Dispute.choice`).
+CubitPreset: TypeAlias = Annotated[str, DISPUTES["network.cubit"].choice]
+TechumMode: TypeAlias = Annotated[str, DISPUTES["network.techum"].choice]
+TechumPreset: TypeAlias = Annotated[str, DISPUTES["network.techum_cubits"].choice]
+BoughOpinion: TypeAlias = Annotated[str, DISPUTES["network.bough_opinion"].choice]
+RefugeReading: TypeAlias = Annotated[str, DISPUTES["network.refuges"].choice]
+RoadsPeriod: TypeAlias = Annotated[str, DISPUTES["network.roads_period"].choice]
 
 #: The nominal calendar: the engine's clock starts here. The date is not a historical claim;
 #: pandas datetimes cannot go before 1677, so the flight is dated in a nominal year.
@@ -74,17 +67,10 @@ _LEFT, _BOTTOM, _RIGHT, _TOP = REGION_BOUNDS_LONLAT
 MAX_SEED = 2**63 - 1
 
 
-class _Strict(BaseModel):
-    # NaN and infinity are no number a scenario may hold (an input file is refused naming them)
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
-    )
-
-
 # --------------------------------------------------------------------------- distributions
 
 
-class _Fixed(_Strict):
+class _Fixed(Strict):
     """Every agent draws the same value."""
 
     dist: Literal["fixed"] = Field(description="Distribution kind.")
@@ -95,7 +81,7 @@ class _Fixed(_Strict):
         return np.full(n, self.value)
 
 
-class _Uniform(_Strict):
+class _Uniform(Strict):
     """Uniform between `low` and `high`."""
 
     dist: Literal["uniform"] = Field(description="Distribution kind.")
@@ -113,7 +99,7 @@ class _Uniform(_Strict):
         return rng.uniform(self.low, self.high, n)
 
 
-class _LogNormal(_Strict):
+class _LogNormal(Strict):
     """Log-normal: ``median * exp(sigma * Z)``, Z standard normal; draws are clipped to the
     quantity's range."""
 
@@ -129,8 +115,12 @@ class _LogNormal(_Strict):
         return np.clip(draws, max(low, 1e-9), high)
 
 
-def distribution(name: str, unit: str, *, low: float, high: float, open_low: bool) -> Any:
-    """A `{dist: fixed|uniform|lognormal, ...}` field type for one quantity and its unit range.
+def distribution(
+    name: str, unit: str, *, low: float, high: float, open_low: bool
+) -> GetPydanticSchema:
+    """A `{dist: fixed|uniform|lognormal, ...}` field for one quantity and its unit range, as
+    the metadata of ``Annotated[Distribution, distribution(...)]``: pydantic validates it into
+    this quantity's bounded variants of the three kinds (mypy reads the kinds).
 
     Values outside ``(low, high]`` (or ``[low, high]`` if not `open_low`) fail validation.
     """
@@ -149,7 +139,9 @@ def distribution(name: str, unit: str, *, low: float, high: float, open_low: boo
     for variant in variants:  # module attributes, so that scenarios pickle (to Dask workers)
         variant.__module__ = __name__
         globals()[variant.__name__] = variant
-    return Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
+    return validated_as(
+        Annotated[variants[0] | variants[1] | variants[2], Field(discriminator="dist")]
+    )
 
 
 def _as_written(**raw: object) -> Callable[[], Any]:
@@ -158,14 +150,17 @@ def _as_written(**raw: object) -> Callable[[], Any]:
     return lambda: dict(raw)
 
 
-if TYPE_CHECKING:  # the three kinds; pydantic validates the bounded variants built below
-    SpeedKmh: TypeAlias = _Fixed | _Uniform | _LogNormal
-    DelayH: TypeAlias = _Fixed | _Uniform | _LogNormal
-    DistanceKm: TypeAlias = _Fixed | _Uniform | _LogNormal
-else:
-    SpeedKmh = distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
-    DelayH = distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
-    DistanceKm = distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+#: A drawn quantity: one of the three kinds (each field validates its own bounded variants).
+Distribution: TypeAlias = _Fixed | _Uniform | _LogNormal
+SpeedKmh: TypeAlias = Annotated[
+    Distribution, distribution("SpeedKmh", "km/h", low=0.0, high=40.0, open_low=True)
+]
+DelayH: TypeAlias = Annotated[
+    Distribution, distribution("DelayH", "hours", low=0.0, high=720.0, open_low=False)
+]
+DistanceKm: TypeAlias = Annotated[
+    Distribution, distribution("DistanceKm", "km", low=0.0, high=100.0, open_low=False)
+]
 
 
 # --------------------------------------------------------------------------- places
@@ -182,16 +177,13 @@ _GIVEN_PLACE = "a place the scenario gives"
 _GIVEN_TIME = "a time the scenario gives: where on the clock or timeline it asks its question"
 
 
-class Place(_Strict):
+class Place(Strict):
     """A place: a name (a city id, ``dan``, ``beersheba``, ``jerusalem`` or a road waypoint),
     ``[lon, lat]``, or ``{lon: .., lat: ..}`` in WGS84 degrees."""
 
+    # pydantic merges this with Strict's config: only the schema's description is Place's own
     model_config = ConfigDict(
-        extra="forbid",
-        frozen=True,
-        validate_default=True,
-        allow_inf_nan=False,
-        json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."},
+        json_schema_extra={"description": "A named place, [lon, lat], or {lon, lat} (degrees)."}
     )
 
     name: Annotated[str, AfterValidator(_known_place)] | None = Field(
@@ -235,7 +227,7 @@ class Place(_Strict):
         return self
 
 
-class Tree(_Strict):
+class Tree(Strict):
     """A tree by the road whose boughs may reach across a zone boundary (Mishnah Makkot 2:7)."""
 
     trunk: Place = Field(description="Where the trunk stands (snapped onto the nearest road).")
@@ -248,7 +240,7 @@ class Tree(_Strict):
 # --------------------------------------------------------------------------- incidents
 
 
-class Incident(_Strict):
+class Incident(Strict):
     """One killing in error, given explicitly."""
 
     place: Place = Field(description="Where the killing happened; the manslayer flees from here.")
@@ -277,7 +269,7 @@ class Incident(_Strict):
     )
 
 
-class GeneratedIncidents(_Strict):
+class GeneratedIncidents(Strict):
     """N incidents drawn over the land.
 
     ``along_roads``: a point uniform along the road network (by length), moved by a normal
@@ -346,7 +338,7 @@ WALKING_SPEEDS = (
 ORBIS_DAY = "ORBIS (Scheidel, Meeks and Weiland 2012) times foot travel on roads at 30 km a day"
 
 
-class Fugitive(_Strict):
+class Fugitive(Strict):
     """The manslayer: he flees at once by the fastest way to the nearest city that protects
     (Numbers 35:11-12; the assembly judges later, Numbers 35:24)."""
 
@@ -434,7 +426,7 @@ class Fugitive(_Strict):
     )
 
 
-class Avenger(_Strict):
+class Avenger(Strict):
     """The blood avenger, "while his heart is hot" (Deut 19:6): he learns of the death when the
     news reaches the kin's home, sets out at once, and may give up as his heart cools."""
 
@@ -555,7 +547,7 @@ class Avenger(_Strict):
         return data
 
 
-class Escorts(_Strict):
+class Escorts(Strict):
     """Two disciples of the Sages go with him to speak to the avenger (Mishnah Makkot 2:5)."""
 
     enabled: bool = Field(False, description="Whether the court gives him the two escorts.")
@@ -618,7 +610,7 @@ def _designable(city: str) -> str:
     return city
 
 
-class DesignationStep(_Strict):
+class DesignationStep(Strict):
     """Cities set aside at one year of the timeline."""
 
     year: float = Field(
@@ -639,7 +631,7 @@ _ADDED_PLACE = setting(
 )
 
 
-class AddedCitySpec(_Strict):
+class AddedCitySpec(Strict):
     """A city of refuge beyond the six, "when the LORD enlarges your border" (Deuteronomy
     19:8-9; Rambam, Rotzeach 8:4): it protects from the designation step that names it."""
 
@@ -666,7 +658,7 @@ class AddedCitySpec(_Strict):
         return AddedCity(self.id, self.name, self.lon, self.lat, self.source)
 
 
-class NetworkOptions(_Strict):
+class NetworkOptions(Strict):
     """The opinions the geography is built on (passed to `geo.load_network`)."""
 
     candidates: _preset_or(  # type: ignore[valid-type]  # built at run time
@@ -818,7 +810,7 @@ class NetworkOptions(_Strict):
 # --------------------------------------------------------------------------- scenario
 
 
-class Output(_Strict):
+class Output(Strict):
     """What the run records."""
 
     record_every_steps: int = Field(
@@ -829,7 +821,7 @@ class Output(_Strict):
     )
 
 
-class Scenario(_Strict):
+class Scenario(Strict):
     """A flight-and-pursuit scenario: the network's opinions, the incidents, the agents, time.
 
     The engine's clock counts seconds from `start`; `year` says where on the designation

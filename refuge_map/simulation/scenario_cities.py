@@ -10,17 +10,16 @@ city has elders and room.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, TypeAlias
+from typing import Annotated, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
+from refuge_map._strict import Strict
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.provenance import assumed, setting
 
-if TYPE_CHECKING:  # mypy cannot read a Literal built at run time: it sees plain words
-    NoEldersOpinion: TypeAlias = str
-else:
-    NoEldersOpinion = DISPUTES["cities.no_elders"].literal
+#: The choices of `cities.no_elders`, from the registry: pydantic checks the word against them.
+NoEldersOpinion: TypeAlias = Annotated[str, DISPUTES["cities.no_elders"].choice]
 
 #: A middling town (Makkot 10a: "neither small towns nor large cities, but middling towns").
 MIDDLING_TOWN = (
@@ -36,11 +35,7 @@ RESIDENTS_PROVENANCE = setting(
 )
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
-
-
-class CityCondition(_Strict):
+class CityCondition(Strict):
     """One city's conditions; a field left out takes the section's value."""
 
     population: float | None = Field(
@@ -64,7 +59,7 @@ class CityCondition(_Strict):
     )
 
 
-class CityConditions(_Strict):
+class CityConditions(Strict):
     """What each city must be to receive a manslayer (Makkot 10a-10b; Rambam, Rotzeach 7:6).
 
     A city takes a manslayer in while the manslayers in it are no majority: with `population`

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 import pandas as pd
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, Field, GetPydanticSchema, model_validator
 
+from refuge_map._strict import Strict, validated_as
 from refuge_map.errors import RefugeError
 from refuge_map.law import Case, Opinions, judge
 from refuge_map.law.casefiles import cases_dir, load_case_file
@@ -22,28 +23,18 @@ from refuge_map.simulation.priesthood import (
 )
 from refuge_map.simulation.provenance import assumed, setting, sourced
 
-#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`); mypy cannot
-#: read a Literal built at run time, so it sees plain words.
-if TYPE_CHECKING:
-    BoundaryOpinion: TypeAlias = str
-    WarPriestOpinion: TypeAlias = str
-    OfficeOpinion: TypeAlias = str
-    RentOpinion: TypeAlias = str
-else:
-    BoundaryOpinion = DISPUTES["exile.boundary.opinion"].literal
-    WarPriestOpinion = DISPUTES["exile.priesthood.war_priest"].literal
-    OfficeOpinion = DISPUTES["exile.office"].literal
-    RentOpinion = DISPUTES["exile.rent"].literal
+#: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
+#: pydantic checks against the dispute's choices (`Dispute.choice`).
+BoundaryOpinion: TypeAlias = Annotated[str, DISPUTES["exile.boundary.opinion"].choice]
+WarPriestOpinion: TypeAlias = Annotated[str, DISPUTES["exile.priesthood.war_priest"].choice]
+OfficeOpinion: TypeAlias = Annotated[str, DISPUTES["exile.office"].choice]
+RentOpinion: TypeAlias = Annotated[str, DISPUTES["exile.rent"].choice]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(
-        extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False
-    )
-
-
-def span(unit: str, low: float, high: float) -> object:
-    """A ``[low, high]`` field in `unit`: a value drawn uniformly between them (equal: fixed)."""
+def span(unit: str, low: float, high: float) -> GetPydanticSchema:
+    """A ``[low, high]`` field in `unit`: a value drawn uniformly between them (equal: fixed),
+    as the metadata of ``Annotated[tuple[float, float], span(...)]`` (pydantic checks the
+    range)."""
 
     def ordered(value: tuple[float, float]) -> tuple[float, float]:
         if not low <= value[0] <= value[1] <= high:
@@ -52,19 +43,17 @@ def span(unit: str, low: float, high: float) -> object:
             )
         return value
 
-    return Annotated[
-        tuple[float, float],
-        AfterValidator(ordered),
-        Field(description=f"[low, high] in {unit}, drawn uniformly ({low}-{high})."),
-    ]
+    return validated_as(
+        Annotated[
+            tuple[float, float],
+            AfterValidator(ordered),
+            Field(description=f"[low, high] in {unit}, drawn uniformly ({low}-{high})."),
+        ]
+    )
 
 
-if TYPE_CHECKING:  # what validation gives; pydantic checks the range
-    Days: TypeAlias = tuple[float, float]
-    Ages: TypeAlias = tuple[float, float]
-else:
-    Days = span("days", 0.0, 3650.0)
-    Ages = span("years of age", 0.0, 100.0)
+Days: TypeAlias = Annotated[tuple[float, float], span("days", 0.0, 3650.0)]
+Ages: TypeAlias = Annotated[tuple[float, float], span("years of age", 0.0, 100.0)]
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 #: A yearly chance of a repeatable act; below 1, so that its rate ``-ln(1 - p)`` is finite.
 YearlyChance = Annotated[float, Field(ge=0.0, le=0.99)]
@@ -85,7 +74,7 @@ def _shipped_case(name: str) -> Case:
         raise ValueError(f"case file {Path(path).name} is invalid: {err}") from None
 
 
-class CaseChoice(_Strict):
+class CaseChoice(Strict):
     """The facts of a killing: a shipped case file (``data/cases``) or inline facts, weighted."""
 
     file: str | None = Field(
@@ -123,7 +112,7 @@ class CaseChoice(_Strict):
 # --------------------------------------------------------------------------- phases
 
 
-class Trial(_Strict):
+class Trial(Strict):
     """The leg to the court of his town and back (Numbers 35:24-25; Mishnah Makkot 2:6)."""
 
     days_until_trial: Days = Field(
@@ -182,7 +171,7 @@ class Trial(_Strict):
         return self
 
 
-class Boundary(_Strict):
+class Boundary(Strict):
     """Leaving the city's Sabbath boundary (Numbers 35:26-27; Mishnah Makkot 2:7)."""
 
     leave_per_year: YearlyChance = Field(
@@ -234,7 +223,7 @@ class Boundary(_Strict):
     )
 
 
-class Priesthood(_Strict):
+class Priesthood(Strict):
     """The succession of high priests (and priests anointed for war) over the years."""
 
     alpha_per_year: float = Field(
@@ -335,7 +324,7 @@ class Priesthood(_Strict):
         )
 
 
-class ExileOptions(_Strict):
+class ExileOptions(Strict):
     """The manslayer's life after the flight: trial, the city, the high priest, release."""
 
     cases: tuple[CaseChoice, ...] = Field(

@@ -8,9 +8,9 @@ Meeks and Weiland 2012). With 24 hours a day he never rests. Everything is numpy
 from __future__ import annotations
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-Floats = NDArray[np.float64]
+from geo.arrays import Floats
 
 DAY_S = 86_400.0
 

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
@@ -17,17 +15,14 @@ from pydantic import (
 )
 
 from refuge_map._loading import Problem, load_model, problems_error, read_mapping, validation_error
+from refuge_map._strict import Strict
 from refuge_map.simulation.scenario import MAX_SEED, Scenario
 
 #: Scenario fields the sweep owns: each run's seed is spawned, replications are the sweep's.
 RESERVED_AXES = ("name", "seed", "replications")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class Range(_Strict):
+class Range(Strict):
     """A continuous range for Latin-hypercube sampling."""
 
     low: float = Field(description="Lower end.")
@@ -40,7 +35,7 @@ class Range(_Strict):
         return self
 
 
-class Axes(_Strict):
+class Axes(Strict):
     """What varies: a full grid over discrete choices, crossed with a Latin hypercube over
     continuous ranges, crossed with explicit design points (a Morris or Sobol sample: `refuge
     sensitivity`). Axis names are dotted paths into the scenario (``escorts.enabled``,
@@ -85,7 +80,7 @@ class Axes(_Strict):
         return [*self.grid, *self.lhs, *(self.points[0] if self.points else [])]
 
 
-class SweepSpec(_Strict):
+class SweepSpec(Strict):
     """A Monte Carlo sweep over a base scenario.
 
     Attributes

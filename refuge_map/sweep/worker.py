@@ -136,7 +136,7 @@ def _write_parts(
         return None
     name = f"{PARTS}/part-{batch:05d}.parquet"
     with atomic_file(out / f"{PARTS}/events-{batch:05d}.parquet") as tmp:
-        pd.concat(events, ignore_index=True).to_parquet(tmp, index=False)
+        concat_events(events).to_parquet(tmp, index=False)
     with atomic_file(out / name) as tmp:
         write_parquet(concat_events(tracks), tmp, points=("lon", "lat"))
     return name

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import shapely
-from numpy.typing import NDArray
 
+from geo.arrays import Floats, Ints
 from refuge_map.simulation.events import EXILE_KINDS, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.release import release_year
@@ -32,8 +32,6 @@ from refuge_map.simulation.scenario_exile import ExileOptions
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
 
 #: Metres between the Sabbath boundary and where a manslayer who goes out stands (or the tree's
 #: trunk and its boughs), either side of the line (assumption: a stone's throw either way).

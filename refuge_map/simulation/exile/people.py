@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.law import Ruling
 from refuge_map.simulation.events import CAPTURE, EXILE_OUTCOMES, HORIZON, LIFE_REASONS
 from refuge_map.simulation.exile.rules import can_be_levite, life_reason, office_restored
@@ -22,10 +23,6 @@ from refuge_map.simulation.scenario_exile import ExileOptions
 
 if TYPE_CHECKING:
     from refuge_map.simulation.engine import Flight
-
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
 
 
 def _assign_cases(options: ExileOptions, n: int, rng: np.random.Generator) -> Ints:

@@ -12,13 +12,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from geo import to_metric
+from geo.arrays import Floats
 from geo.gazetteer import named_places
 from refuge_map.simulation.events import EventLog
 from refuge_map.simulation.exile.rules import holds, war_priest_releases
 from refuge_map.simulation.priesthood import YEAR_S, Interruption, Succession, draw_succession
 from refuge_map.simulation.scenario_exile import ExileOptions
-
-Floats = NDArray[np.float64]
 
 
 def succession_of(

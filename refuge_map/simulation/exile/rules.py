@@ -13,14 +13,11 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.law import Case, Ruling, judge
 from refuge_map.opinions import DISPUTES
 from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import Boundary, ExileOptions
-
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
 
 #: Why an exile never leaves when no high priest is in office at his verdict (Mishnah Makkot
 #: 2:7: "if there is no high priest ... he never leaves"); a reason of `LIFE_REASONS`.

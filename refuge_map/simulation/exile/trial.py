@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from geo.arrays import Bools, Floats, Ints
 from refuge_map.law import Ruling
 from refuge_map.simulation.events import ARRIVAL, EventLog
 from refuge_map.simulation.exile.people import Manslayers
@@ -29,9 +30,6 @@ if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
 
-Floats = NDArray[np.float64]
-Ints = NDArray[np.intp]
-Bools = NDArray[np.bool_]
 
 DAY_S = 86_400.0
 
