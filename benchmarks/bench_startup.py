@@ -21,15 +21,15 @@ Run: ``.venv/bin/python benchmarks/bench_startup.py``.
 from __future__ import annotations
 
 import json
-import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _timing import Seconds, command, load, median
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CASE = DATA / "cases" / "001_pushing_roller.yaml"
@@ -44,7 +44,8 @@ COMMANDS = {
 TARGETS_S = {"refuge --help": 1.0, "refuge judge CASE": 1.0, "refuge where 35.2 32.2": 2.0}
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
-_RUN_CLI = "import sys; from refuge_map.cli import main; main(sys.argv[1:])"
+#: What the `refuge` console script runs (`refuge_map.cli.script`; `main` before it).
+_RUN_CLI = "from refuge_map import cli; getattr(cli, 'script', cli.main)()"
 #: The console script's code (`refuge_map.cli.script`; `main` in checkouts before it), printing
 #: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
 #: command done (the first exit handler: registered last) and of its last exit handler.
@@ -64,30 +65,15 @@ getattr(cli, "script", cli.main)()
 PARTS = ("first_line", "imported", "command_done", "exit_handlers_done", "gone")
 
 
-def command_time(args: list[str]) -> tuple[float, float]:
+def command_time(args: list[str]) -> Seconds:
     """Median wall-clock and median CPU (user + system) time of ``refuge ARGS`` in a fresh
     interpreter, seconds (CPU time is what a busy machine inflates less); ``{tmp}`` in an
     argument is a temporary folder."""
-    walls, cpus = [], []
     with tempfile.TemporaryDirectory() as tmp:
         args = [arg.format(tmp=tmp) for arg in args]
-        for _ in range(REPEATS):
-            wall, cpu = _once(args)
-            walls.append(wall)
-            cpus.append(cpu)
-    return statistics.median(walls), statistics.median(cpus)
-
-
-def _once(args: list[str]) -> tuple[float, float]:
-    """Wall-clock and CPU time of one ``refuge ARGS`` in a fresh interpreter, seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", _RUN_CLI, *args], capture_output=True, check=True, cwd="/"
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        return median(
+            command([sys.executable, "-c", _RUN_CLI, *args], cwd="/")[1] for _ in range(REPEATS)
+        )
 
 
 def probed_command(args: list[str]) -> dict[str, float]:
@@ -137,7 +123,7 @@ def import_time(module: str) -> float:
 def main() -> None:
     """Print the load, each command's time against its target, and each module's import
     time."""
-    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print(load())
     for name, args in COMMANDS.items():
         wall, cpu = command_time(args)
         target = TARGETS_S.get(name)
@@ -157,7 +143,7 @@ def main() -> None:
     print(f"refuge run default.yaml: {parts['total']:.2f} s wall (median of {REPEATS}), of which")
     for part, name in names.items():
         print(f"  {name:<24} {parts[part]:6.3f} s")
-    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print(load())
 
 
 if __name__ == "__main__":
