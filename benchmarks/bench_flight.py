@@ -34,11 +34,13 @@ Counted: active agent-steps (a fugitive and his avenger count until the fugitive
 killed) per second of the stepping loop only; building the agents and routes is not timed for
 any. The ratios compare like with like: the engine and the Mesa-Geo models over the same first
 `MESA_STEPS`, each side timed the same way, the median of `REPEATS` runs (a fresh model each
-time); the engine's rate over the whole hour (`STEPS`, as agents finish and fewer stay active) is
-printed too, also the median of `REPEATS`. Each rate is given by wall-clock time and, labelled
-"CPU", by this process's CPU time over the same loop (steadier when the machine is loaded); the
-load average is printed beside the figures. Peak memory: the traced peak of the engine's run
-(tracemalloc, a separate untimed pass) and the process's maximum resident size.
+time), the sides' runs interleaved (engine, each Mesa-Geo model, and again: a slow spell of a
+loaded machine falls on every side alike); the engine's rate over the whole hour (`STEPS`, as
+agents finish and fewer stay active) is printed too, also the median of `REPEATS`. Each rate is
+given by wall-clock time and, labelled "CPU", by this process's CPU time over the same loop
+(steadier when the machine is loaded); the load average is printed beside the figures. Peak
+memory: the traced peak of the engine's run (tracemalloc, a separate untimed pass) and the
+process's maximum resident size.
 
 First (`compiled_start`) the cost of the engine's compiled loops to a process: its first flight
 (numba's import and the loading of the kernels from numba's cache, or their compilation when the
@@ -90,7 +92,7 @@ from refuge_map.simulation.stack import fly_stacked
 DT_S = 60.0
 STEPS = 60  # one hour of flight
 MESA_STEPS = 10  # the first ten minutes, when nearly every agent is active
-REPEATS = 3  # each side: the median of three runs
+REPEATS = 5  # each side: the median of five runs, the sides interleaved (`interleaved`)
 CAPTURE_M = 20.0
 SIGHT_M = 300.0  # the scenario default (`avenger.sight_m`)
 SIZES = (16, 1_000, 10_000)  # agents: half fugitives, half avengers (16: a sweep-sized run)
@@ -420,10 +422,19 @@ def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, flo
     return active / seconds, active / cpu_seconds
 
 
-def median_rate(run: Callable[[], tuple[float, float]]) -> tuple[float, float]:
-    """The median of `REPEATS` runs' (wall, CPU) rates, each taken separately."""
-    rates = [run() for _ in range(REPEATS)]
+def median_rate(rates: list[tuple[float, float]]) -> tuple[float, float]:
+    """The median of runs' (wall, CPU) rates, each taken separately."""
     return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
+
+
+def interleaved(runs: dict[str, Callable[[], tuple[float, float]]]) -> dict[str, list[Any]]:
+    """`REPEATS` rounds of every run in `runs` in turn (one of each, then again), so that a
+    slow spell of a loaded machine falls on all of them alike: each run's (wall, CPU) rates."""
+    rates: dict[str, list[Any]] = {name: [] for name in runs}
+    for _ in range(REPEATS):
+        for name, run in runs.items():
+            rates[name].append(run())
+    return rates
 
 
 def load() -> str:
@@ -444,22 +455,25 @@ def mesa_comparison() -> None:
     warnings.simplefilter("ignore")
     print(
         f"steps of {DT_S:.0f} s; ratios over the first {MESA_STEPS} steps for both; "
-        f"each figure the median of {REPEATS} runs"
+        f"each figure the median of {REPEATS} runs, the sides' runs interleaved"
     )
     for agents in SIZES:
         w = world(agents // 2)
-        hour, hour_cpu = median_rate(lambda w=w: bench_engine(w))
-        engine, engine_cpu = median_rate(lambda w=w: bench_engine(w, MESA_STEPS))
+        hour, hour_cpu = median_rate([bench_engine(w) for _ in range(REPEATS)])
+        runs = {"engine": lambda w=w: bench_engine(w, MESA_STEPS)} | {
+            label: lambda w=w, avenger=avenger: bench_mesa(w, avenger, MESA_STEPS)
+            for label, avenger in VARIANTS
+        }
+        rates = interleaved(runs)
+        engine, engine_cpu = median_rate(rates["engine"])
         peak = engine_peak_mb(w)
         print(
             f"{agents:,} agents: engine {engine:,.0f} agent-steps/s (CPU {engine_cpu:,.0f}) "
             f"over {MESA_STEPS} steps; {hour:,.0f} (CPU {hour_cpu:,.0f}) over the hour's "
             f"{STEPS}; peak {peak:.1f} MB; {load()}"
         )
-        for label, avenger in VARIANTS:
-            rate, rate_cpu = median_rate(
-                lambda w=w, avenger=avenger: bench_mesa(w, avenger, MESA_STEPS)
-            )
+        for label, _ in VARIANTS:
+            rate, rate_cpu = median_rate(rates[label])
             print(
                 f"  mesa-geo, {label + ':':<34} {rate:>9,.0f} agent-steps/s "
                 f"(CPU {rate_cpu:,.0f}) over {MESA_STEPS} steps; "

@@ -1,5 +1,7 @@
-"""The zones' compiled point tests (numba, nopython): which zones hold each position, and how
-far each position is from the nearest zone, one pass over the positions.
+"""The zones' compiled point tests (numba, nopython): which zones hold each position (`inside`),
+the zone that decides for each (`zone_of`, the few positions of a simulation's step in one call
+rather than a dozen array calls), and how far each position is from the nearest zone
+(`clearance`), one pass over the positions.
 
 The zones come as one tuple ``rings`` (`Rings`), their rings (exterior and holes, of every
 part) end to end: ``(zone_ring, ring_at, ring_x, ring_y)``, ``ring_x``, ``ring_y`` the
@@ -78,11 +80,46 @@ def inside(
 
 
 @njit(cache=True)
-def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings) -> Floats:
-    """Straight-line distance (metres) from each position to the nearest zone, 0 inside one
-    (or too near its boundary to tell), never more than the true distance: to a zone whose
-    bounding box the position is outside, the distance to the box."""
-    out = np.empty(len(x))
+def zone_of(
+    x: Floats,
+    y: Floats,
+    intends: NDArray[np.bool_],
+    bounds: Floats,
+    rings: Rings,
+    order: Ints,
+    needs_intent: NDArray[np.bool_],
+    out: Ints,
+) -> bool:
+    """The zone holding each position into `out` (-1: none), as `geo.asylum.Asylum.zone_of`
+    decides it: of the zones in `order` holding him, the last, a zone that `needs_intent`
+    counting only for one who `intends` refuge. The zones are tried from the last of `order`
+    back, and one position's search ends at the first that holds him. Returns False if a
+    position is too near the boundary of a zone tried to tell (`UNSURE`): then `out` is not
+    to be used, and GEOS must decide."""
+    for i in range(len(x)):
+        px, py = x[i], y[i]
+        out[i] = -1
+        for k in range(len(order) - 1, -1, -1):
+            z = order[k]
+            if needs_intent[z] and not intends[i]:
+                continue
+            if not (bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]):
+                continue
+            verdict = _verdict(px, py, z, rings)
+            if verdict == UNSURE:
+                return False
+            if verdict == IN:
+                out[i] = z
+                break
+    return True
+
+
+@njit(cache=True)
+def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings, out: Floats) -> None:
+    """Straight-line distance (metres) from each position to the nearest zone into `out`, 0
+    inside one (or too near its boundary to tell), never more than the true distance: to a
+    zone whose bounding box the position is outside, the distance to the box. (Into `out`:
+    an array made here would cost its return to Python more than the loop.)"""
     for i in range(len(x)):
         px, py = x[i], y[i]
         best = np.inf
@@ -97,7 +134,6 @@ def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings) -> Floats:
                 gap = _to_rings(px, py, z, rings)
             best = min(best, gap)
         out[i] = best
-    return out
 
 
 @njit(cache=True)

@@ -124,6 +124,21 @@ class Asylum:
         (Makkot 10a, Abaye: the 42 protect only one who entered them intending refuge).
         """
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        if self._rings is not None:  # compiled (`compile`): GEOS only near a boundary
+            zone = np.empty(x.size, dtype=np.intp)
+            intends = np.asarray(intends_refuge, dtype=bool)
+            intends = np.full(x.size, intends) if intends.ndim == 0 else intends.ravel()
+            if self._kernels.zone_of(
+                np.ascontiguousarray(x.ravel()),
+                np.ascontiguousarray(y.ravel()),
+                np.ascontiguousarray(intends),
+                self._zone_bounds,
+                self._rings,
+                self._order,
+                self.needs_intent,
+                zone,
+            ):
+                return zone.reshape(x.shape)
         held = self._holds(x.ravel(), y.ravel())
         if self.needs_intent.any():
             intends = np.asarray(intends_refuge, dtype=bool)
@@ -165,7 +180,9 @@ class Asylum:
         self.compile()
         assert self._rings is not None  # `compile` made them
         x, y = np.ascontiguousarray(x, np.float64), np.ascontiguousarray(y, np.float64)
-        return self._kernels.clearance(x, y, self._zone_bounds, self._rings)
+        out = np.empty(len(x))
+        self._kernels.clearance(x, y, self._zone_bounds, self._rings, out)
+        return out
 
     def entry_along(
         self,

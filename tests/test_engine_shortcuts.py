@@ -51,16 +51,14 @@ def flight(name: str, *, shortcuts: bool) -> Flight:
     return fly(scenario, world)
 
 
-def _elapsed_afresh(
-    self: _Pursuit, moving: np.ndarray, t: float, t_prev: float, who: int
-) -> np.ndarray:
-    """`_Pursuit._elapsed` without the seconds carried over from the previous step."""
-    since, walk_s = self.since[:, who], self.walk_s[who]
-    if walk_s >= 86_400.0:
-        spent = np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s)
-    else:
-        spent = walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s)
-    return np.where(moving, spent, 0.0)
+def _clock_afresh(self: _Pursuit, t: float, t_prev: float) -> None:
+    """`_Pursuit._clock` without the seconds carried over from the previous step."""
+    since, walk_s = self.since, self.walk_s
+    self.walking = np.where(
+        walk_s >= 86_400.0,
+        np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s),
+        walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s),
+    )
 
 
 @pytest.mark.parametrize(
@@ -79,8 +77,8 @@ def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) ->
     # ... chooses every walker's way afresh, walks in every step, and counts each step's
     # walking seconds from the two clock times
     monkeypatch.setattr(_Mover, "remembers", False)
-    monkeypatch.setattr(_Pursuit, "_walks", staticmethod(lambda moved: True))
-    monkeypatch.setattr(_Pursuit, "_elapsed", _elapsed_afresh)
+    monkeypatch.setattr(_Pursuit, "skips_idle", False)
+    monkeypatch.setattr(_Pursuit, "_clock", _clock_afresh)
     slow = flight(name, shortcuts=False)
     pd.testing.assert_frame_equal(fast.events, slow.events)
     pd.testing.assert_frame_equal(fast.outcomes, slow.outcomes)

@@ -1,16 +1,22 @@
 """The flight's compiled loops (numba, nopython): each one pass over the agents' arrays, so that
 a step costs a few calls however many agents it moves.
 
-Each rule's arithmetic is written once, here: the road walk (`walk`), the interpolation of road
-positions (`xy`), a mover's whole move in a step (`move`: off-road leg, road walk or across
-country) and his position (`place`); who sees whom (`watch`); the avengers who set out, give up
-or pursue (`pursuers`) and who meet their fugitive (`contact`) (the zones' tests are geometry's:
-`geo.asylum.Asylum.compile`). `_walk.RoadGraph` and `engine._Pursuit` hand them their arrays and
-turn what they flag into events. A road graph comes as two tuples of arrays
-(`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and the
-node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat arrays).
-No loop calls a compiled helper per agent that takes arrays (unpacking them per call costs
-more than the work): the walk is its own pass, which `move` calls once for all its movers.
+Each rule's arithmetic is written once, here: the seconds each walks in a step (`clock`), the
+road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole move in a step
+(`move`: off-road leg, road walk or across country) and his position (`place`); who runs and
+whom the asylum predicate is asked about (`runners`), who climbs his tree (`climbers`); who sees
+whom (`watch`); the avengers who set out, give up or pursue (`pursuers`), where each makes for
+(`aims`) and who meet their fugitive (`contact`); whose trajectory row falls at a step (`due`)
+(the zones' tests are geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
+for all the rows: a step's array calls over every row, each reading and writing whole arrays,
+cost more than one loop that reads each row once. `_walk.RoadGraph` and `engine._Pursuit`
+hand them their arrays and turn what they flag into events. A road graph comes as two tuples of
+arrays (`_walk.RoadGraph.road_tables`, `shape_tables`): ``road`` (edge_u, edge_v, length and
+the node-pair tables dist, next hop and edge of) and ``shape`` (the edge geometries' flat
+arrays). No loop calls a compiled helper per agent that takes arrays (unpacking them per call
+costs more than the work): the walk is its own pass, which `move` calls once for all its
+movers, and so is the placing (`place`; inlined into `move`'s last pass it ran many times
+slower).
 
 Imported only when a flight walks (`_walk.compiled`), so that commands that walk nobody do
 not pay numba's import. Compiled on first use and cached on disk (``cache=True``: next to this
@@ -26,6 +32,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from geo.arrays import Bools, Floats, Ints
+from refuge_map.simulation.travel import DAY_S
 
 Road = tuple[Ints, Ints, Floats, NDArray[np.float64], NDArray[np.intp], NDArray[np.intp]]
 Shape = tuple[Any, ...]
@@ -36,6 +43,43 @@ Memo = tuple[Ints, Ints, Floats, Bools]
 def _least(a: float, b: float) -> float:
     """The smaller of two numbers (np.minimum without NaN, which does not arise here)."""
     return a if a <= b else b
+
+
+@njit(cache=True, inline="always")
+def _most(a: float, b: float) -> float:
+    """The larger of two numbers (np.maximum without NaN, which does not arise here)."""
+    return a if a >= b else b
+
+
+@njit(cache=True)
+def clock(
+    t: float,
+    t_prev: float,
+    dt: float,
+    since: Floats,
+    walk_s: Floats,
+    walked: Floats,
+    walking: Floats,
+) -> None:
+    """The seconds each fugitive and avenger (columns of `since`, `walk_s`, `walked`,
+    `walking`) walks between the previous step's time `t_prev` and this step's `t`, into
+    `walking`; see `engine._Pursuit._clock`.
+
+    One who walks all day (`walk_s` of a whole `DAY_S`) walks the step's seconds since he set
+    out (`since`), at most `dt`; one who rests walks what `travel.walked_s` counts by `t` less
+    what it counted by the previous step (`walked`, updated): the same arithmetic in the same
+    order, so the same bits.
+    """
+    for i in range(len(since)):  # row by row: each row's pair of columns is one cache line
+        for j in range(2):
+            window, rests = _least(walk_s[j], DAY_S), walk_s[j] < DAY_S
+            if rests:
+                elapsed = _most(t - since[i, j], 0.0)
+                days = np.floor(elapsed / DAY_S)
+                now = days * window + _least(elapsed - days * DAY_S, window)
+                walking[i, j], walked[i, j] = now - walked[i, j], now
+            else:
+                walking[i, j] = _least(_most(t - _most(t_prev, since[i, j]), 0.0), dt)
 
 
 @njit(cache=True, inline="always")
@@ -182,7 +226,7 @@ def move(
     """
     edge, s, run_m, speed, offroad, _, off_left, _, _, _, _ = mover
     n = len(tau)
-    budget, t_off = np.zeros(n), np.zeros(n)
+    budget = np.zeros(n)
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0
@@ -201,25 +245,83 @@ def move(
             # not the rounding residue of a subtraction (which would keep him "off the road"
             # forever).
             if t * offroad[i] >= off_left[i]:
-                t_off[i] = off_left[i] / offroad[i]
+                t_off = off_left[i] / offroad[i]
                 off_left[i] = 0.0
             else:
-                t_off[i] = t
+                t_off = t
                 off_left[i] = off_left[i] - t * offroad[i]
-            budget[i] = (t - t_off[i]) * speed[i]
+            budget[i] = (t - t_off) * speed[i]
+            run_m[i] = run_m[i] + t_off * offroad[i]  # and then the road's metres (below)
         else:
             budget[i] = t * speed[i]
-    left, got = budget.copy(), np.zeros(n, dtype=np.bool_)
-    walk(edge, s, left, to_edge, to_s, got, memo, use_memo, road)
+    left = budget.copy()
+    walk(edge, s, left, to_edge, to_s, reached, memo, use_memo, road)
     walked = np.zeros(n, dtype=np.bool_)
     for i in range(n):
         if tau[i] > 0 and not across[i]:
             used = budget[i] - left[i]
-            run_m[i] = run_m[i] + t_off[i] * offroad[i] + used
-            reached[i] = got[i] and off_left[i] <= 0
+            run_m[i] = run_m[i] + used
+            reached[i] = reached[i] and off_left[i] <= 0
             spare[i] = (budget[i] - used) / speed[i]
             walked[i] = True
     place(mover, shape, xy, walked)
+
+
+@njit(cache=True)
+def runners(
+    started: Bools,
+    f_end: Ints,
+    never: int,
+    waiting: Bools,
+    in_tree: Bools,
+    asked: Bools,
+    walking: Floats,
+    in_flight: Bools,
+    tau: Floats,
+    ask: Bools,
+) -> bool:
+    """The fugitives at this step: who is in flight (`in_flight`: started, not ended: `f_end`
+    is `never`), the seconds each runs (`tau`: his column 0 of `walking`, none for one
+    waiting or in his tree) and whom the asylum predicate has not seen where he is (`ask`:
+    in flight, not `asked`); see `engine._Pursuit._flee`. Returns whether anyone runs."""
+    anyone = False
+    for i in range(len(started)):
+        on = started[i] and f_end[i] == never
+        in_flight[i] = on
+        tau[i] = walking[i, 0] if on and not waiting[i] and not in_tree[i] else 0.0
+        ask[i] = on and not asked[i]
+        anyone |= tau[i] > 0
+    return anyone
+
+
+@njit(cache=True)
+def climbers(
+    reached: Bools,
+    has_tree: Bools,
+    in_tree: Bools,
+    trunk: Floats,
+    fxy: Floats,
+    in_flight: Bools,
+    tau: Floats,
+    run_m: Floats,
+    clear_until: Floats,
+    ask: Bools,
+    climbs: Bools,
+) -> bool:
+    """After the fugitives ran (`tau`): who reached his tree and climbs it (`climbs`, added
+    to `in_tree`, his position in `fxy` its `trunk`), and whom the asylum predicate must be
+    asked about now (added to `ask`: in flight and climbed, or ran as far as `clear_until`
+    by `run_m`); see `engine._Pursuit._flee`. Returns whether anyone climbs."""
+    anyone = False
+    for i in range(len(reached)):
+        up = reached[i] and has_tree[i] and not in_tree[i]
+        climbs[i] = up
+        if up:
+            in_tree[i] = True
+            fxy[i, 0], fxy[i, 1] = trunk[i, 0], trunk[i, 1]
+            anyone = True
+        ask[i] |= in_flight[i] and (up or (tau[i] > 0 and run_m[i] >= clear_until[i]))
+    return anyone
 
 
 @njit(cache=True, inline="always")
@@ -231,7 +333,8 @@ def _within(dx: float, dy: float, m: float) -> bool:
 
 @njit(cache=True)
 def watch(
-    running: Bools,
+    in_flight: Bools,
+    f_end: Ints,
     fxy: Floats,
     axy: Floats,
     set_out: Bools,
@@ -248,16 +351,18 @@ def watch(
     first: Bools,
     leaves: Bools,
 ) -> bool:
-    """Who sees whom (`sees`: a fugitive `running` and his avenger, set out and not ended
-    (`a_end` is `never`), within `sight_m` of each other), who sees him for the first time
+    """Who sees whom (`sees`: a fugitive still running (`in_flight`, not ended: `f_end` is
+    `never`) and his avenger, set out and not ended (`a_end` is `never`), within `sight_m` of
+    each other), who sees him for the first time
     (`first`, added to `saw`) and who leaves the road on seeing him (`leaves`: one who would
     (`leaves_road`) and is on it: not across country, in his tree or waiting, and done with
     his off-road leg (`off_left`); added to `f_across`); see `engine._Pursuit._watch`.
     Returns whether anyone sees anyone."""
     anyone = False
-    for i in range(len(running)):
+    for i in range(len(in_flight)):
         dx, dy = fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1]
-        seen = running[i] and set_out[i] and a_end[i] == never and _within(dx, dy, sight_m)
+        running = in_flight[i] and f_end[i] == never
+        seen = running and set_out[i] and a_end[i] == never and _within(dx, dy, sight_m)
         sees[i] = seen
         first[i] = seen and not saw[i]
         on_road = not f_across[i] and not in_tree[i] and not waiting[i] and off_left[i] <= 0
@@ -280,15 +385,23 @@ def pursuers(
     setout_s: Floats,
     give_up_s: Floats,
     gave_up: Bools,
-    pursuing: Bools,
+    walking: Floats,
+    sees: Bools,
+    f_across: Bools,
+    a_across: Bools,
     sets_out: Bools,
     gives_up: Bools,
-) -> bool:
+    tau: Floats,
+    chasing: Bools,
+) -> tuple[bool, bool, bool]:
     """The avengers at this step's time `t`: one whose fugitive ended ends at `step`; who
-    still pursues (`pursuing`), sets out now (`sets_out`, added to `set_out`) or gives up now
-    (`gives_up`, added to `gave_up`; he ends at `step`); see `engine._Pursuit._pursue`.
-    Returns whether anyone gave up."""
-    anyone = False
+    sets out now (`sets_out`, added to `set_out`) or gives up now (`gives_up`, added to
+    `gave_up`; he ends at `step`); the seconds each still pursuing walks (`tau`: his column 1
+    of `walking`, none for the others) and who of them chases his fugitive, seeing him
+    (`chasing`; across country (added to `a_across`) after one who left the road
+    (`f_across`)); see `engine._Pursuit._pursue`. Returns whether anyone set out, gave up,
+    and walks."""
+    anyone_sets_out = anyone_gives_up = anyone_walks = False
     for i in range(len(started)):
         if a_end[i] == never and f_end[i] < never:
             a_end[i] = step
@@ -299,9 +412,40 @@ def pursuers(
         if gives_up[i]:
             gave_up[i] = True
             a_end[i] = step
-            anyone = True
-        pursuing[i] = on and not gives_up[i]
-    return anyone
+        pursuing = on and not gives_up[i]
+        tau[i] = walking[i, 1] if pursuing else 0.0
+        chasing[i] = sees[i] and pursuing
+        a_across[i] |= chasing[i] and f_across[i]
+        anyone_sets_out |= sets_out[i]
+        anyone_gives_up |= gives_up[i]
+        anyone_walks |= tau[i] > 0
+    return anyone_sets_out, anyone_gives_up, anyone_walks
+
+
+@njit(cache=True)
+def aims(
+    chasing: Bools,
+    a_across: Bools,
+    edge: Ints,
+    s: Floats,
+    fxy: Floats,
+    goal_edge: Ints,
+    goal_s: Floats,
+    goal_xy: Floats,
+    to_edge: Ints,
+    to_s: Floats,
+    to_xy: Floats,
+) -> None:
+    """Where each avenger makes for in this step (`to_edge`, `to_s`, `to_xy`): the fugitive
+    he chases (his road position `edge`, `s`; across country his position in `fxy`), else
+    his goal (`goal_edge`, `goal_s`, `goal_xy`); see `engine._Pursuit._pursue`."""
+    for i in range(len(chasing)):
+        if chasing[i]:
+            to_edge[i], to_s[i] = edge[i], s[i]
+        else:
+            to_edge[i], to_s[i] = goal_edge[i], goal_s[i]
+        at = fxy if chasing[i] and a_across[i] else goal_xy
+        to_xy[i, 0], to_xy[i, 1] = at[i, 0], at[i, 1]
 
 
 @njit(cache=True)
@@ -342,3 +486,27 @@ def contact(
             killed[i] = captured[i] = True
             f_end[i] = step
     return anyone
+
+
+@njit(cache=True)
+def due(
+    step: int,
+    regular: bool,
+    t_prev: float,
+    started: Bools,
+    t0_s: Floats,
+    recorded: Bools,
+    f_end: Ints,
+    a_end: Ints,
+    fugitive: Bools,
+    avenger: Bools,
+) -> None:
+    """Whose trajectory row falls at `step` (`fugitive`, `avenger`): of the started and
+    `recorded` who have not ended before the previous step, at a `regular` row's step, at his
+    first step (killed after `t_prev`, or the flight's first step) or at the step he ends; see
+    `engine._Pursuit._record`."""
+    for i in range(len(started)):
+        on = started[i] and recorded[i]
+        due_now = regular or t0_s[i] > t_prev or step == 0
+        fugitive[i] = on and f_end[i] >= step - 1 and (due_now or f_end[i] <= step)
+        avenger[i] = on and a_end[i] >= step - 1 and (due_now or a_end[i] <= step)

@@ -13,14 +13,15 @@ in which they are seen (a resolution of one step, 60 s by default); positions ar
 interpolated back.
 
 The state is one array per quantity with a row per incident still in play (`_Pursuit`). A step
-is a few compiled loops over those rows (`_compiled`, numba: each agent taken through his move,
-his sight of the other, the avenger's setting out, giving up and contact, one pass each), so
-that its cost follows the agents, not a fixed count of array calls; what the compiled loops
-flag is turned into events here (the event vocabulary stays in `events`), and the asylum
-predicate (geometry, `geo`: its compiled test, `geo.asylum.Asylum.compile`), the cities'
-reception and the recording of trajectory rows stay outside them, asked only for the rows
-concerned. The engine draws no random numbers (every
-draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly as they would alone.
+is a few compiled loops over those rows (`_compiled`, numba: the step's clock, who runs, each
+agent taken through his move, his sight of the other, the avenger's setting out, giving up, aim
+and contact, the trajectory rows due, one pass each), so that its cost follows the agents, not
+a fixed count of array calls; what the compiled loops flag is turned into events here (the
+event vocabulary stays in `events`), and the asylum predicate (geometry, `geo`: its compiled
+test, `geo.asylum.Asylum.compile`), the cities' reception and the logging of events and
+trajectory rows stay outside them, asked only for the rows concerned. The engine draws no
+random numbers (every draw is in `_setup.build_world`), so stacked runs (`stack`) step exactly
+as they would alone.
 
 The orchestrator (`refuge_map.simulation.model.simulate`) builds the world, calls the flight
 and then the exile; this module is the flight alone.
@@ -69,7 +70,7 @@ from refuge_map.simulation.reception import (
 )
 from refuge_map.simulation.scenario import AvengerKnows, Scenario
 from refuge_map.simulation.scenario_cities import CityConditions
-from refuge_map.simulation.travel import DAY_S, walked_s
+from refuge_map.simulation.travel import walked_s
 
 Progress = Callable[[int, int], None]
 NEVER = np.iinfo(np.int64).max // 2
@@ -299,6 +300,10 @@ class _Pursuit:
     leaves them (`_compact`), so that a step's cost follows the incidents still running.
     """
 
+    # in a step in which nobody walks (the night's rest) the walking is skipped; a test turns
+    # this off to show it changes nothing
+    skips_idle = True
+
     def __init__(
         self,
         world: World,
@@ -369,10 +374,9 @@ class _Pursuit:
         self.asked = np.zeros(n, dtype=bool)  # the asylum predicate has seen where he is now
         # each fugitive and his avenger (columns `FUGITIVE`, `AVENGER`): when he sets out, the
         # seconds he walks a day (whether he rests), the seconds he had walked by the previous
-        # step's time (`_elapsed`; the first step's is 0) and those he walks in this step
+        # step's time (`_clock`; the first step's is 0) and those he walks in this step
         self.since = np.column_stack([world.t0_s, world.setout_s])
         self.walk_s = np.array([world.fugitive_walk_s, world.avenger_walk_s], dtype=np.float64)
-        self.rests = self.walk_s < DAY_S
         self.walked = walked_s(self.since, 0.0, self.walk_s)
         self.walking = np.zeros_like(self.walked)
         # metres run (`run_m`) below which he cannot have come into any zone since last asked
@@ -509,21 +513,20 @@ class _Pursuit:
         """Advance everyone from the previous step's time to this step's."""
         t, t_prev = step * self.dt_s, max(step - 1, 0) * self.dt_s
         started = self.t0_s <= t
-        if self.rests.any():
-            now = walked_s(self.since, t, self.walk_s)
-            self.walking, self.walked = now - self.walked, now
-        self._flee(step, t, t_prev, started)
-        self._pursue(step, t, t_prev, started)
+        self._clock(t, t_prev)
+        self._flee(step, t, started)
+        self._pursue(step, t, started)
         if self.record_every is not None:
             self._record(step, t_prev, started)
         self._compact(step)
 
     def _compact(self, step: int) -> None:
         """Drop the rows of incidents ended before this step (their last trajectory row is
-        written now), once they are a quarter of the rows: nothing reads them again."""
+        written now), once they are an eighth of the rows: nothing reads them again. (An
+        eighth, not a quarter: a step's passes over the rows cost more than the copying.)"""
         gone = (self.f_end < step) & (self.a_end < step)
         n_gone = np.count_nonzero(gone)
-        if n_gone == 0 or 4 * n_gone < len(gone):
+        if n_gone == 0 or 8 * n_gone < len(gone):
             return
         self._store(gone)
         keep = np.flatnonzero(~gone)
@@ -538,69 +541,85 @@ class _Pursuit:
             self.outcome[name][ids] = getattr(self, name)[rows]
         self.outcome["run_m"][ids] = self.fug.run_m[rows]
 
-    def _elapsed(self, moving: Bools, t: float, t_prev: float, who: int) -> Floats:
-        """Seconds each mover (`who`: `FUGITIVE` or `AVENGER`) walks in this step, counted
-        from when he set out (`since`), walking `walk_s` of every 24 hours from then
-        and resting the rest (`travel.walked_s`): for one who rests, the seconds walked by `t`
-        less those walked by `t_prev` (the previous step's time), both movers' counted at once
-        (`step`: `walked`, `walking`)."""
-        if not self.rests[who]:
-            # np.minimum(np.maximum()) is np.clip without its Python-level overhead
-            since = self.since[:, who]
-            spent = np.minimum(np.maximum(t - np.maximum(t_prev, since), 0.0), self.dt_s)
-        else:
-            spent = self.walking[:, who]
-        return np.where(moving, spent, 0.0)
+    def _clock(self, t: float, t_prev: float) -> None:
+        """The seconds each fugitive and avenger walks in this step (`walking`), counted from
+        when he set out (`since`), walking `walk_s` of every 24 hours from then and resting
+        the rest (`travel.walked_s`): for one who rests, the seconds walked by `t` less those
+        walked by `t_prev` (the previous step's time, `walked`), both movers' at once
+        (`_compiled.clock`)."""
+        self.walking = np.empty_like(self.walked)
+        compiled().clock(t, t_prev, self.dt_s, self.since, self.walk_s, self.walked, self.walking)
 
-    def _flee(self, step: int, t: float, t_prev: float, started: Bools) -> None:
+    def _flee(self, step: int, t: float, started: Bools) -> None:
         """The manslayer runs (Numbers 35:11) and the asylum predicate is asked where he is."""
-        in_flight = started & (self.f_end == NEVER)
-        moving = in_flight & ~self.waiting & ~self.in_tree
-        tau = self._elapsed(moving, t, t_prev, FUGITIVE)
+        n = len(started)
+        in_flight, tau, ask = np.empty(n, dtype=bool), np.empty(n), np.empty(n, dtype=bool)
         # The predicate depends only on his position, tree and year, and in flight he is in no
         # zone (else he arrived): ask it only where one of them changed since it last answered,
         # and of those who moved only who may have run as far as a zone's bounding box.
-        ask = in_flight & ~self.asked
-        moved = tau > 0
+        runs = compiled().runners(
+            started,
+            self.f_end,
+            NEVER,
+            self.waiting,
+            self.in_tree,
+            self.asked,
+            self.walking,
+            in_flight,
+            tau,
+            ask,
+        )
         reached = None  # in a step in which nobody walks nobody moves or reaches anything
-        if self._walks(moved):
+        if runs or not self.skips_idle:
             reached = self._run(tau)
-            climbs = reached & self.has_tree & ~self.in_tree
-            if climbs.any():
-                self.in_tree |= climbs
-                self.fxy[climbs] = self.trunk[climbs]
+            climbs = np.empty(n, dtype=bool)
+            if compiled().climbers(
+                reached,
+                self.has_tree,
+                self.in_tree,
+                self.trunk,
+                self.fxy,
+                in_flight,
+                tau,
+                self.fug.run_m,
+                self.clear_until,
+                ask,
+                climbs,
+            ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-            ask |= in_flight & (climbs | (moved & (self.fug.run_m >= self.clear_until)))
-        self._ask_asylum(ask)
-        arrive = in_flight & (self.city >= 0)
-        turned = None
-        if arrive.any():
-            turned = self._admit(arrive, step, t)
-            arrive &= ~turned
-        if arrive.any():
-            rows = arrive.nonzero()[0]
-            found = self.city[rows]
+        # only who is asked now can be found in a city: one found in flight before arrived
+        # then or was turned away (`_admit`)
+        found = self._ask_asylum(ask)
+        arrive, turned = found[in_flight[found]], found[:0]
+        if arrive.size:
+            received = self._admit(arrive, step, t)
+            arrive, turned = arrive[received], arrive[~received]
+        if arrive.size:
+            found = self.city[arrive]
             # the rule of an arrival on foot, in his tree, or in a Levitical city
             levitical = self.city_kind[found] == LEVITICAL
-            rule = Coded(np.where(levitical, 2, self.in_tree[rows]), self.arrival_rules)
+            rule = Coded(np.where(levitical, 2, self.in_tree[arrive]), self.arrival_rules)
             citation = Coded(levitical.astype(np.intp), self.arrival_citations)
             city = self._places(found)
-            self._log("arrival", rows, FUGITIVE, t, step, self.fxy[rows], city, rule, citation)
+            self._log("arrival", arrive, FUGITIVE, t, step, self.fxy[arrive], city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
-        if reached is not None and reached.any():
-            stranded = reached & ~self.has_tree & (self.city < 0) & ~self.waiting
-            if turned is not None:
-                stranded &= ~turned
-            self.waiting |= stranded
-            self._event("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy, self.heading)
-        self._watch(in_flight & (self.f_end == NEVER), step, t)
+        if reached is not None:
+            self._strand(reached.nonzero()[0], turned, step, t)
+        self._watch(in_flight, step, t)
 
-    @staticmethod
-    def _walks(moved: Bools) -> bool:
-        """Whether anyone walks in this step (`moved`: who does); if nobody does, the step
-        moves nobody and the walking is skipped."""
-        return bool(moved.any())
+    def _strand(self, reached: Ints, turned: Ints, step: int, t: float) -> None:
+        """Those of `reached` (the rows that reached their goal) who are in no city, not
+        `turned` away from one now and have no tree wait there (`waiting`), unprotected."""
+        stranded = reached[
+            ~self.has_tree[reached] & (self.city[reached] < 0) & ~self.waiting[reached]
+        ]
+        if turned.size:
+            stranded = stranded[~np.isin(stranded, turned)]
+        if stranded.size:
+            self.waiting[stranded] = True
+            city = self._places(self.heading[stranded])
+            self._log("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy[stranded], city)
 
     def _run(self, tau: Floats) -> Bools:
         """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
@@ -655,14 +674,17 @@ class _Pursuit:
         self.goal_edge[rows] = np.where(home, self.city_goal_edge[target], graph.node_edge[onward])
         self.goal_s[rows] = np.where(home, self.city_goal_s[target], graph.node_s[onward])
 
-    def _watch(self, running: Bools, step: int, t: float) -> None:
-        """Whether each fugitive still running and his avenger, on his way, see each other
-        (`sight_m`, straight line); one who sees him for the first time says so, and one who
-        would leave the road (`World.leaves_road`) goes across country from the next step."""
-        self.sees = np.empty(len(running), dtype=bool)
-        first, leaves = np.empty(len(running), dtype=bool), np.empty(len(running), dtype=bool)
+    def _watch(self, in_flight: Bools, step: int, t: float) -> None:
+        """Whether each fugitive still running (`in_flight` at the step's start, not ended in
+        it) and his avenger, on his way, see each other (`sight_m`, straight line); one who
+        sees him for the first time says so, and one who would leave the road
+        (`World.leaves_road`) goes across country from the next step."""
+        n = len(in_flight)
+        self.sees = np.empty(n, dtype=bool)
+        first, leaves = np.empty(n, dtype=bool), np.empty(n, dtype=bool)
         if not compiled().watch(
-            running,
+            in_flight,
+            self.f_end,
             self.fxy,
             self.axy,
             self.set_out,
@@ -683,22 +705,18 @@ class _Pursuit:
         self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
         self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
-    def _admit(self, arrive: Bools, step: int, t: float) -> Bools:
-        """The cities receive those arriving, or turn them away (a full city, Makkot 10b; one
-        with no elders, Rambam, Rotzeach 7:6): they make for the nearest other city. Returns
-        the working rows turned away."""
-        rows = np.flatnonzero(arrive)
+    def _admit(self, rows: Ints, step: int, t: float) -> Bools:
+        """The cities receive those arriving (the working `rows`, ascending), or turn them away
+        (a full city, Makkot 10b; one with no elders, Rambam, Rotzeach 7:6): they make for the
+        nearest other city. Returns whether each of `rows` was received."""
         slot = self.reception.slot(self.run[rows], self.city[rows])
         received, rule, citation = self.reception.admit(slot)
-        turned = np.zeros(len(arrive), dtype=bool)
-        turned[rows[~received]] = True
-        if not turned.any():
-            return turned
-        idx = np.flatnonzero(turned)
-        why = np.full(len(arrive), "", dtype=object)
-        cites = np.full(len(arrive), "", dtype=object)
-        why[rows], cites[rows] = rule, citation
-        self._event("turned_away", turned, FUGITIVE, t, step, self.fxy, self.city, why, cites)
+        if received.all():
+            return received
+        idx, out = rows[~received], ~received
+        why, cites = np.asarray(rule, dtype=object)[out], np.asarray(citation, dtype=object)[out]
+        city = self._places(self.city[idx])
+        self._log("turned_away", idx, FUGITIVE, t, step, self.fxy[idx], city, why, cites)
         self.allowed[idx, self.city[idx]] = False
         self.city[idx] = -1
         heading = nearest_city(self.world, self.fxy[idx], self.allowed[idx])
@@ -710,20 +728,21 @@ class _Pursuit:
         self.goal_edge[go], self.goal_s[go] = self.city_goal_edge[target], self.city_goal_s[target]
         self.goal_xy[go] = np.column_stack(self.graph.xy(self.goal_edge[go], self.goal_s[go]))
         if self.knows == "destination":  # he knows where the fugitive goes now
-            headings = np.full(len(arrive), "", dtype=object)
+            headings = np.full(len(self.ids), "", dtype=object)
             headings[go] = heading
             self._wait_at_gates(go, headings.astype(str))
         lost = go[~self.finds_way[go]]
         if lost.size:
             self.junctions[lost] = 0
             self._first_waypoints(lost)
-        return turned
+        return received
 
-    def _ask_asylum(self, rows: Bools) -> None:
-        """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7)."""
+    def _ask_asylum(self, rows: Bools) -> Ints:
+        """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7).
+        Returns the rows found in a city's asylum, ascending."""
         ask = rows.nonzero()[0]
         if ask.size == 0:
-            return
+            return ask
         # He moves at most as far as he runs: until he has run his distance to the nearest
         # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
         # every zone is in none, and the predicate need not be asked (unless he is in a tree,
@@ -734,7 +753,7 @@ class _Pursuit:
         self.city[ask] = -1
         ask = ask[(clearance <= 0) | self.in_tree[ask]]
         if ask.size == 0:
-            return
+            return ask
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
         if self.in_tree[ask].any():
             bough = np.where(self.in_tree[ask, None], self.bough[ask], np.nan)
@@ -751,12 +770,17 @@ class _Pursuit:
         # a city he may not make for (turned away from it) does not hold him
         held = (found >= 0) & self.allowed[ask, np.maximum(found, 0)]
         self.city[ask] = np.where(held, found, -1)
+        return ask[held]
 
-    def _pursue(self, step: int, t: float, t_prev: float, started: Bools) -> None:
+    def _pursue(self, step: int, t: float, started: Bools) -> None:
         """The avenger pursues "while his heart is hot" and may give up (Deuteronomy 19:6);
         escorts may turn him back (Makkot 2:5)."""
-        pursuing, sets_out, gives_up = (np.empty(len(started), dtype=bool) for _ in range(3))
-        gave_up = compiled().pursuers(
+        n = len(started)
+        sets_out, gives_up, chasing = (np.empty(n, dtype=bool) for _ in range(3))
+        tau = np.empty(n)
+        # he chases whom he sees (by the road, or across country after one who left it);
+        # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
+        set_out, gave_up, walks = compiled().pursuers(
             step,
             t,
             started,
@@ -767,30 +791,37 @@ class _Pursuit:
             self.setout_s,
             self.give_up_s,
             self.gave_up,
-            pursuing,
+            self.walking,
+            self.sees,
+            self.f_across,
+            self.a_across,
             sets_out,
             gives_up,
+            tau,
+            chasing,
         )
-        self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
+        if set_out:
+            self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
         if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.last_end = step
-        tau = self._elapsed(pursuing, t, t_prev, AVENGER)
-        # he chases whom he sees (by the road, or across country after one who left it);
-        # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
-        chasing = self.sees & pursuing
         self._last_seen(chasing)
-        self.a_across |= chasing & self.f_across
-        moved = tau > 0
-        if not self._walks(moved):  # nobody moves, so nobody reaches anyone (`contact`)
+        if not walks and self.skips_idle:  # nobody moves, so nobody reaches anyone
             return
-        to_edge = np.where(chasing, self.fug.edge, self.a_goal_edge)
-        to_s = np.where(chasing, self.fug.s, self.a_goal_s)
-        # only one across country heads for a point rather than a road position
-        to_xy, after = self.a_goal_xy, (self.a_across & chasing).nonzero()[0]
-        if after.size:
-            to_xy = to_xy.copy()
-            to_xy[after] = self.fxy[after]
+        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
+        compiled().aims(
+            chasing,
+            self.a_across,
+            self.fug.edge,
+            self.fug.s,
+            self.fxy,
+            self.a_goal_edge,
+            self.a_goal_s,
+            self.a_goal_xy,
+            to_edge,
+            to_s,
+            to_xy,
+        )
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
@@ -832,21 +863,24 @@ class _Pursuit:
         the step he ends and the one after (so every agent has at least two rows)."""
         if self._nobody_due(step, t_prev):
             return
-        first = started & ((self.t0_s > t_prev) | (step == 0))
-        due = (step % self.record_every == 0) | first  # type: ignore[operator]  # not None: step() checks
-        for role, end, xy, city, captured in (
-            (FUGITIVE, self.f_end, self.fxy, self.city, self.captured),
-            (AVENGER, self.a_end, self.axy, self.nowhere, self.never_captured),
-        ):
-            self.log.row(
-                started & self.recorded & (end >= step - 1) & (due | (end <= step)),
-                role,
-                step,
-                xy,
-                city,
-                captured,
-                ids=self.ids,
-            )
+        regular = step % self.record_every == 0  # type: ignore[operator]  # not None: step() checks
+        fugitive, avenger = np.empty(len(started), dtype=bool), np.empty(len(started), dtype=bool)
+        compiled().due(
+            step,
+            regular,
+            t_prev,
+            started,
+            self.t0_s,
+            self.recorded,
+            self.f_end,
+            self.a_end,
+            fugitive,
+            avenger,
+        )
+        self.log.row(fugitive, FUGITIVE, step, self.fxy, self.city, self.captured, ids=self.ids)
+        self.log.row(
+            avenger, AVENGER, step, self.axy, self.nowhere, self.never_captured, ids=self.ids
+        )
 
     def _nobody_due(self, step: int, t_prev: float) -> bool:
         """Whether no trajectory row falls at `step` (known without looking at the agents):

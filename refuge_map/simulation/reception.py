@@ -245,24 +245,25 @@ class Reception:
             Per arrival: whether the city received him; for one turned away the rule that
             turns him (a full city, or one with no elders) and its citation, else "".
         """
-        room = np.where(self.receives, room_in_city(self.residents, self.population), 0)
-        arriving = np.bincount(city, minlength=len(room))
-        if np.all(arriving <= room):  # every city has room for all who come (most steps)
-            received, taken = np.ones(len(city), dtype=bool), arriving
-        else:  # the earlier arrivals at a city take its room: each one's rank among them
-            order = np.argsort(city, kind="stable")
-            ranked = city[order]
-            first = np.searchsorted(ranked, ranked, side="left")
-            rank = np.empty(len(city), np.int64)
-            rank[order] = np.arange(len(city)) - first
-            received = rank < room[city]
-            taken = np.bincount(city[received], minlength=len(room))
+        # the room of each one's city (asked of the arrivals' cities only: a step's few), and
+        # each one's rank among this step's arrivals at his city: the earlier take the room
+        receives = self.receives[city]
+        room = np.where(receives, room_in_city(self.residents[city], self.population[city]), 0)
+        order = np.argsort(city, kind="stable")
+        ranked = city[order]
+        rank = np.empty(len(city), np.int64)
+        rank[order] = np.arange(len(city)) - np.searchsorted(ranked, ranked, side="left")
+        received = rank < room
+        taken = np.bincount(city[received], minlength=len(self.residents))
         self.residents += taken
         self.arrived += taken
-        self.turned_away += arriving - taken
+        self.turned_away += np.bincount(city[~received], minlength=len(self.residents))
+        if received.all():  # every city had room for all who came (most steps)
+            blank = np.full(len(city), "")
+            return received, blank, blank
         full_rule, full_citation = EVENT_KINDS["turned_away"]
-        rule = np.where(self.receives[city], full_rule, NO_ELDERS_RULE)
-        citation = np.where(self.receives[city], full_citation, NO_ELDERS_CITATION)
+        rule = np.where(receives, full_rule, NO_ELDERS_RULE)
+        citation = np.where(receives, full_citation, NO_ELDERS_CITATION)
         return received, np.where(received, "", rule), np.where(received, "", citation)
 
     def summary(self) -> dict[str, Any]:
