@@ -373,7 +373,9 @@ def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     coded_code, table, used = _coded_texts([values[k] for k in np.flatnonzero(is_coded)])
     scalar = ~is_array & ~is_coded
     scalars = np.array([str(values[k]) for k in np.flatnonzero(scalar)], dtype=str)
-    categories = np.unique(np.concatenate([distinct, scalars, table[used]]))
+    # thousands of parts name a few scalars: a set of them, not all, goes into the sort
+    once = np.array(list(set(scalars.tolist())), dtype=str)
+    categories = np.unique(np.concatenate([distinct, once, table[used]]))
     part_code = np.full(len(values), -1, dtype=np.intp)
     part_code[scalar] = np.searchsorted(categories, scalars)
     codes = np.repeat(part_code, sizes)
