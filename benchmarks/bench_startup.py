@@ -8,16 +8,20 @@ average printed; ``python -X importtime`` gives the cumulative import time of th
 law, of the geographic core and of the simulation (what `refuge run` imports when it runs).
 Targets (issue 11): ``--help`` and ``judge`` under 1 s, ``where`` under 2 s on an idle machine;
 the tiny run has none of its own (issue 16 asks 1.5 s of the default scenario, flight included).
-Set ``PYTHONPATH`` to another checkout to measure it with this interpreter.
+
+Last, `refuge run` of the default scenario is cut into what surrounds the command's work, from
+inside the process: the interpreter's start (spawn to its first line), the CLI's import, the
+command (its lazy imports, the run, the writing), the exit handlers and the interpreter's exit
+(its last handler to the parent seeing it gone). Set ``PYTHONPATH`` to another checkout to
+measure it with this interpreter.
 
 Run: ``.venv/bin/python benchmarks/bench_startup.py``.
 """
 
 from __future__ import annotations
 
-import os
+import json
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -25,9 +29,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from _timing import Seconds, command, load, median
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 CASE = DATA / "cases" / "001_pushing_roller.yaml"
 TINY = DATA / "scenarios" / "tiny.yaml"
+DEFAULT = DATA / "scenarios" / "default.yaml"
 COMMANDS = {
     "refuge --help": ["--help"],
     "refuge judge CASE": ["judge", str(CASE)],
@@ -37,33 +44,66 @@ COMMANDS = {
 TARGETS_S = {"refuge --help": 1.0, "refuge judge CASE": 1.0, "refuge where 35.2 32.2": 2.0}
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
-_RUN_CLI = "import sys; from refuge_map.cli import main; main(sys.argv[1:])"
+#: What the `refuge` console script runs (`refuge_map.cli.script`; `main` before it).
+_RUN_CLI = "from refuge_map import cli; getattr(cli, 'script', cli.main)()"
+#: The console script's code (`refuge_map.cli.script`; `main` in checkouts before it), printing
+#: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
+#: command done (the first exit handler: registered last) and of its last exit handler.
+_PROBED_CLI = """
+import atexit, json, sys, time
+marks = {"first_line": time.time()}
+def _last():
+    marks["exit_handlers_done"] = time.time()
+    sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
+atexit.register(_last)
+from refuge_map import cli
+marks["imported"] = time.time()
+atexit.register(lambda: marks.setdefault("command_done", time.time()))
+getattr(cli, "script", cli.main)()
+"""
+#: The parts of a command's process `probed_command` gives, each from the mark before it.
+PARTS = ("first_line", "imported", "command_done", "exit_handlers_done", "gone")
 
 
-def command_time(args: list[str]) -> tuple[float, float]:
+def command_time(args: list[str]) -> Seconds:
     """Median wall-clock and median CPU (user + system) time of ``refuge ARGS`` in a fresh
     interpreter, seconds (CPU time is what a busy machine inflates less); ``{tmp}`` in an
     argument is a temporary folder."""
-    walls, cpus = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        args = [arg.format(tmp=tmp) for arg in args]
+        return median(
+            command([sys.executable, "-c", _RUN_CLI, *args], cwd="/")[1] for _ in range(REPEATS)
+        )
+
+
+def probed_command(args: list[str]) -> dict[str, float]:
+    """Median seconds of each part of ``refuge ARGS``'s process (`PARTS`: the interpreter's
+    start, the CLI's import, the command, the exit handlers, the interpreter's exit), and the
+    whole (``"total"``), over `REPEATS` fresh interpreters."""
+    runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         args = [arg.format(tmp=tmp) for arg in args]
         for _ in range(REPEATS):
-            wall, cpu = _once(args)
-            walls.append(wall)
-            cpus.append(cpu)
-    return statistics.median(walls), statistics.median(cpus)
+            start = time.time()
+            done = subprocess.run(
+                [sys.executable, "-c", _PROBED_CLI, *args],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd="/",
+            )
+            marks = {"start": start} | _probe_marks(done.stderr) | {"gone": time.time()}
+            parts = {
+                part: marks[part] - marks[before]
+                for before, part in zip(("start", *PARTS), PARTS, strict=False)
+            }
+            runs.append(parts | {"total": marks["gone"] - start})
+    return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
 
 
-def _once(args: list[str]) -> tuple[float, float]:
-    """Wall-clock and CPU time of one ``refuge ARGS`` in a fresh interpreter, seconds."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-c", _RUN_CLI, *args], capture_output=True, check=True, cwd="/"
-    )
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+def _probe_marks(stderr: str) -> dict[str, float]:
+    lines = [line for line in stderr.splitlines() if line.startswith("PROBE ")]
+    return dict(json.loads(lines[-1].removeprefix("PROBE ")))
 
 
 def import_time(module: str) -> float:
@@ -83,7 +123,7 @@ def import_time(module: str) -> float:
 def main() -> None:
     """Print the load, each command's time against its target, and each module's import
     time."""
-    print("load average (1, 5, 15 min): {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+    print(load())
     for name, args in COMMANDS.items():
         wall, cpu = command_time(args)
         target = TARGETS_S.get(name)
@@ -92,6 +132,18 @@ def main() -> None:
         print(f"{name:<26} {wall:5.2f} s wall, {cpu:5.2f} s CPU{against}")
     for module in MODULES:
         print(f"import {module:<28} {import_time(module):5.2f} s  (python -X importtime)")
+    parts = probed_command(["run", str(DEFAULT), "--out", "{tmp}/default"])
+    names = {
+        "first_line": "interpreter start",
+        "imported": "import refuge_map.cli",
+        "command_done": "the command",
+        "exit_handlers_done": "exit handlers",
+        "gone": "interpreter exit",
+    }
+    print(f"refuge run default.yaml: {parts['total']:.2f} s wall (median of {REPEATS}), of which")
+    for part, name in names.items():
+        print(f"  {name:<24} {parts[part]:6.3f} s")
+    print(load())
 
 
 if __name__ == "__main__":

@@ -166,6 +166,7 @@ class RefugeNetwork:
     rivers: gpd.GeoDataFrame | None = None
     _asylum: Asylum = field(init=False, repr=False)
     _router: RoadRouter | None = field(init=False, repr=False, default=None)
+    _layers: dict[str, gpd.GeoDataFrame] | None = field(init=False, repr=False, default=None)
     _designated_at: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -458,7 +459,16 @@ class RefugeNetwork:
         ``hydrography_polygons`` (lakes). Fields are plain numbers, booleans or text; lists
         are JSON text (`_to_file_frame`). Road nodes carry no metric ``x``/``y`` beside
         their WGS84 point.
+
+        They are made once per network (a map and a GeoPackage of it ask for them three times);
+        each call gives copies, which the caller may change.
         """
+        if self._layers is None:
+            self._layers = self._file_layers()
+        return {name: frame.copy() for name, frame in self._layers.items()}
+
+    def _file_layers(self) -> dict[str, gpd.GeoDataFrame]:
+        """`layers`, made."""
         cities = self.cities.drop(columns=["site"])
         sites = gpd.GeoDataFrame(
             self.cities.drop(columns="geometry"), geometry="site", crs=self.crs

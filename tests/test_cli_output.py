@@ -4,6 +4,7 @@ the light start-up (imports, not times: timing is benchmarks/bench_startup.py's 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -17,11 +18,15 @@ from refuge_map import __version__
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "data" / "scenarios" / "tiny.yaml"
 HEAVY = ("geopandas", "shapely", "pyproj", "networkx", "pyogrio")
+#: What a command imports only when it needs it: a progress bar (long runs on a terminal,
+#: sweeps), the case vocabulary's reference page (`refuge judge --schema`).
+ON_DEMAND = ("rich.progress", "refuge_map.law.reference")
 
 
-def _loaded_after(statement: str) -> list[str]:
-    """The heavy modules a fresh interpreter holds after running `statement`."""
-    code = f"import sys; {statement}; print([m for m in {HEAVY!r} if m in sys.modules])"
+def _loaded_after(statement: str, modules: tuple[str, ...] = HEAVY) -> list[str]:
+    """The `modules` (default: the heavy ones) a fresh interpreter holds after running
+    `statement`."""
+    code = f"import sys; {statement}; print([m for m in {modules!r} if m in sys.modules])"
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
     )
@@ -43,6 +48,16 @@ def test_the_cli_loads_the_geographic_stack_only_for_commands_that_need_it() -> 
         "except SystemExit: pass"
     )
     assert _loaded_after(f"exec({judge!r})") == []
+
+
+def test_a_run_loads_no_progress_bar_nor_what_other_commands_need(tmp_path: Path) -> None:
+    run = (
+        f"from refuge_map.cli import main\n"
+        f"try: main(['run', {str(TINY)!r}, '--out', {str(tmp_path / 'run')!r}])\n"
+        "except SystemExit: pass"
+    )
+    assert _loaded_after(f"exec({run!r})", ON_DEMAND) == []
+    assert (tmp_path / "run" / "summary.json").is_file()  # the run did run
 
 
 def test_version(run_cli: Callable[..., Any]) -> None:
@@ -109,3 +124,27 @@ def test_sweep_report_json(run_cli: Callable[..., Any], tmp_path: Path) -> None:
     assert result.code == 0, result.err
     files = [Path(p) for p in json.loads(result.out)["files"]]
     assert (out / "report" / "summary.csv") in files and all(p.is_file() for p in files)
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stream", "text"),
+    [
+        (["--version"], 0, "stdout", f"refuge-map {__version__}\n"),
+        (["judge", "no-such-case.yaml"], 2, "stderr", "refuge: error: "),
+    ],
+)
+def test_the_console_script_leaves_with_the_commands_code_and_all_its_output(
+    args: list[str], code: int, stream: str, text: str
+) -> None:
+    # `script` leaves without the interpreter's finalization: its output must be flushed first
+    # (buffered, as a pipe has it unless PYTHONUNBUFFERED is set)
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    done = subprocess.run(
+        [sys.executable, "-c", "from refuge_map.cli import script; script()", *args],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env=buffered,
+    )
+    assert done.returncode == code
+    assert getattr(done, stream).startswith(text) and getattr(done, stream).endswith("\n")

@@ -189,3 +189,13 @@ def test_the_way_ends_where_the_off_road_leg_enters_a_zone(network):
     entered = (way.road_m == 0) & (way.offroad_m > 0)
     assert entered.any()  # some legs cross into a zone before reaching their road
     assert (dist[entered] < naive[entered]).all()
+
+
+def test_file_layers_are_made_once_and_given_as_copies(network):
+    first = network.layers()
+    first["cities"].loc[first["cities"].index[0], "name"] = "changed by a caller"
+    first["roads"]["length_m"] = 0.0
+    again = network.layers()
+    assert "changed by a caller" not in set(again["cities"]["name"])
+    assert (again["roads"]["length_m"] > 0).all()
+    assert again["cities"] is not first["cities"]

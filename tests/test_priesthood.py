@@ -51,7 +51,7 @@ def _succession(rows: list[tuple[str, float, float, float, bool]]) -> Succession
     frame = pd.DataFrame(
         rows, columns=["office", "appointed_y", "term_end_y", "died_y", "stood_down"]
     )
-    return Succession(frame.assign(age_at_appointment=40.0))
+    return Succession.of(frame.assign(age_at_appointment=40.0))
 
 
 # high priest A serves 0-10 and dies; vacancy 10-11; B serves 11-20 then stands down, dies at 30;

@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import folium
 import geopandas as gpd
 import numpy as np
 import pandas as pd
@@ -622,3 +623,20 @@ def test_the_slider_encodes_each_track_as_polyline_text() -> None:
     steps = np.array([3850000, -12020000, 220000, -75000, 255200, -550300])
     texts = encode_deltas([np.cumsum(steps), np.zeros(0, np.int64), np.cumsum(steps[:2])])
     assert texts == ["_p~iF~ps|U_ulLnnqC_mqNvxq`@", "", "_p~iF~ps|U"]
+
+
+def test_shapes_popups_and_tooltips_go_into_the_page_as_written() -> None:
+    # folium would read each one's rendered script as a Jinja template again ("{{ 6 * 7 }}"
+    # became "42"); the map's own elements put the text in as it is
+    fmap = folium.Map(tiles=None)
+    shape = {"type": "Point", "coordinates": [35.2, 32.2]}
+    _html.GeoJsonShape(
+        shape, popup=_html.Popup("popup {{ 6 * 7 }}"), tooltip=_html.Tooltip("tip {{ 7 * 6 }}")
+    ).add_to(fmap)
+    _html.CircleMarker(
+        [32.2, 35.2], popup=_html.Popup("circle {{ 6 * 7 }}"), tooltip=_html.Tooltip("{# x #}")
+    ).add_to(fmap)
+    page = render_html(fmap, self_contained=False)
+    for text in ("popup {{ 6 * 7 }}", "tip {{ 7 * 6 }}", "circle {{ 6 * 7 }}", "{# x #}"):
+        assert text in page
+    assert "42" not in page

@@ -12,8 +12,20 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from refuge_map.simulation import Scenario, read_run, replicate, replication_seeds
-from refuge_map.simulation.replications import _r2, bounds, interval
+from refuge_map.simulation import (
+    Scenario,
+    load_scenario,
+    read_run,
+    replicate,
+    replication_seeds,
+    simulate,
+)
+from refuge_map.simulation._setup import build_world
+from refuge_map.simulation.engine import fly
+from refuge_map.simulation.model import replication_headline
+from refuge_map.simulation.replications import RELEASE, _r2, bounds, headline, interval
+
+SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
 SMALL: dict[str, Any] = {
     "name": "small",
@@ -78,6 +90,20 @@ def test_run_prints_the_intervals_and_writes_the_replications_deterministically(
     )
     parameters = {row["name"]: row for row in back.summary["parameters"]}
     assert parameters["avenger.give_up_per_day"]["provenance"] == "assumption"
+
+
+@pytest.mark.parametrize("name", ["exile_whole_life", "priest_dies_early"])
+def test_a_replications_headline_without_its_tables_is_that_of_its_full_run(name: str) -> None:
+    # `replicate` reads the runs after the first from their flight and exile alone (no tables,
+    # only the summary blocks it needs): the same row as the full run's
+    scenario = load_scenario(SCENARIOS / f"{name}.yaml")
+    for seed in replication_seeds(scenario.model_copy(update={"replications": 3})):
+        alone = replication_headline(scenario, seed, fly(scenario, build_world(scenario, seed)))
+        full = headline(simulate(scenario, seed))
+        assert any(k.startswith("exile.") and v > 0 for k, v in full.items()), full
+        assert math.isfinite(full[RELEASE]) or full[RELEASE] == math.inf
+        assert list(alone) == list(full)
+        np.testing.assert_equal(alone, full)
 
 
 def test_intervals_are_clipped_to_what_the_outcome_can_be() -> None:

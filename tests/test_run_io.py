@@ -18,10 +18,12 @@ from refuge_map.simulation import (
     simulate,
     write_run,
 )
+from refuge_map.simulation.events import OUTCOME_EVENTS
 from refuge_map.simulation.io import RUN_FILES, write_parquet
-from refuge_map.simulation.run import agent_ids
+from refuge_map.simulation.run import _lexorder, agent_ids, outcome_rules
 
 TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
+EXILE = TINY.with_name("exile_whole_life.yaml")
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +174,52 @@ def test_agent_ids_are_the_incident_padded_and_the_agent(n: int) -> None:
     expected = [f"i{i:0{width}d}-{suffix[c]}" for i, c in zip(incident, code, strict=True)]
     assert list(ids.astype(str)) == expected
     assert list(ids.categories) == sorted(set(expected))  # each id once, in text order
+
+
+@pytest.mark.parametrize(
+    ("low", "high"),
+    [(0, 4), (0, 300), (-5, 5), (0, 2**40)],  # ties, wide spans; negative or too wide: lexsort
+)
+def test_lexorder_is_lexsort(low: int, high: int) -> None:
+    rng = np.random.default_rng(high)
+    keys = [rng.integers(low, high, 5_000) for _ in range(3)]
+    assert np.array_equal(_lexorder(*keys), np.lexsort(keys))
+    assert _lexorder(np.empty(0, np.int64)).size == 0
+
+
+def test_each_line_spans_its_agents_rows(run: Run) -> None:
+    lines = run.lines().set_index("agent_id")
+    rows = run.tracks.astype({"agent_id": "str", "role": "str"}).groupby("agent_id")
+    assert sorted(lines.index) == sorted(rows.groups)
+    expected = rows.agg(
+        incident=("incident", "first"),
+        role=("role", "first"),
+        t_start=("t", "min"),
+        t_end=("t", "max"),
+        captured=("captured", "any"),
+    )
+    pd.testing.assert_frame_equal(
+        pd.DataFrame(lines[expected.columns]).sort_index(), expected, check_names=False
+    )
+    last = run.tracks.sort_values("step").astype({"agent_id": "str"}).groupby("agent_id").last()
+    assert (lines["in_asylum"] == last["in_asylum"].reindex(lines.index)).all()
+    assert (lines.geometry.apply(lambda g: len(g.coords)) == rows.size()[lines.index]).all()
+
+
+def test_each_manslayers_rule_is_that_of_the_event_that_ended_him() -> None:
+    run = simulate(load_scenario(EXILE))
+    assert run.manslayers is not None
+    events = run.events.astype({"kind": "str", "rule": "str", "citation": "str"})
+    for incident, man in run.manslayers.set_index("incident").iterrows():
+        ends = events[
+            (events["incident"] == incident) & (events["kind"] == OUTCOME_EVENTS[man["outcome"]])
+        ]
+        assert not ends.empty, (incident, man["outcome"])
+        assert (man["rule"], man["citation"]) == tuple(ends[["rule", "citation"]].iloc[-1])
+    outcome = run.manslayers.set_index("incident")["outcome"]
+    kind = events["kind"] == OUTCOME_EVENTS[outcome[0]]
+    without = outcome_rules(outcome, run.events[~((events["incident"] == 0) & kind)])
+    assert tuple(without.loc[0]) == ("", "")  # his ending event missing: no rule
+    assert without.drop(index=0).equals(outcome_rules(outcome, run.events).drop(index=0))
+    empty = outcome_rules(outcome, run.events.iloc[:0])
+    assert (empty == "").all().all() and len(empty) == len(run.manslayers)

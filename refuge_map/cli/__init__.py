@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import atexit
 import gc
+import os
 import sys
+import threading
 from collections.abc import Sequence
+from contextlib import suppress
 from functools import cache
+from typing import NoReturn
 
 import typer
 
@@ -25,7 +29,17 @@ from refuge_map.cli import (  # noqa: F401
 )
 from refuge_map.cli._app import app
 
-__all__ = ["app", "main"]
+__all__ = ["app", "main", "script"]
+
+
+def script() -> NoReturn:
+    """The `refuge` console script: `main` on the command line's arguments, then out of the
+    interpreter at once (`_leave`)."""
+    try:
+        main()
+    except SystemExit as stop:
+        _leave(stop)
+    raise AssertionError("main always exits")  # pragma: no cover
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -55,6 +69,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"refuge: error: {where}{refused.strerror or refused}", file=sys.stderr)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _leave(stop: SystemExit) -> NoReturn:
+    """Leave with `stop`'s code once the exit handlers have run and the output is flushed,
+    without the interpreter's finalization: tearing down the modules and freeing what a
+    command built (pandas, scipy, numba, a network, a run's tables) took 0.05-0.2 s of every
+    command, and finalizes nothing a command needs (its files are written and closed).
+
+    Where other threads still run (a sweep's cluster), or the output cannot be flushed (a
+    closed pipe), Python's own exit does what it always does.
+    """
+    code = stop.code
+    if threading.active_count() > 1 or not isinstance(code, int | None):
+        raise stop
+    try:
+        _flush()
+    except (OSError, ValueError):
+        raise stop from None
+    atexit._run_exitfuncs()
+    with suppress(OSError, ValueError):
+        _flush()  # what the exit handlers printed
+    os._exit(code or 0)
+
+
+def _flush() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
 
 
 @cache

@@ -13,7 +13,6 @@ from refuge_map.cli._output import console, print_json
 from refuge_map.errors import RefugeError
 from refuge_map.law import DISPUTES, PRESETS, Ruling, judge, rulings_across_opinions
 from refuge_map.law.casefiles import cases_dir, load_case_file, parse_opinions, shipped_cases
-from refuge_map.law.reference import vocabulary_markdown
 from refuge_map.law.rules import describe
 
 
@@ -44,6 +43,9 @@ def judge_command(
 ) -> None:
     """Say whether the killer goes into exile, is a murderer, or neither, and why."""
     if schema:
+        # imported here, as each command imports its heavy modules (see `_app`)
+        from refuge_map.law.reference import vocabulary_markdown
+
         print(vocabulary_markdown())
         return
     if case_file is None:

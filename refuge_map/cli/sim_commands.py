@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
 
 from refuge_map.cli._app import app
 from refuge_map.cli._output import NoLimitsOption, console, print_json
@@ -41,12 +39,15 @@ def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
     if not sys.stderr.isatty() or _agent_steps(scenario) < LONG_RUN_AGENT_STEPS:
         yield None
         return
+    # imported here, as each command imports its heavy modules (see `_app`): most runs show none
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
         TaskProgressColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=console(stderr=True),
         transient=True,
     ) as bar:
         task = bar.add_task(f"{scenario.name}: steps", total=None)

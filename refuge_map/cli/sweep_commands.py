@@ -11,13 +11,6 @@ from pathlib import Path
 from typing import Annotated, Any, cast, get_args
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from typer.core import TyperGroup
 
 from refuge_map.cli._app import app
@@ -50,6 +43,15 @@ app.add_typer(sweep_app, name="sweep")
 @contextmanager
 def _progress_bar() -> Iterator[Any]:
     """A rich bar of runs done, with the elapsed time and an ETA, on stderr."""
+    # imported here, as each command imports its heavy modules (see `_app`)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),

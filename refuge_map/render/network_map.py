@@ -22,7 +22,19 @@ from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
 from refuge_map.render._controls import Attribution, Legend, PageStyle, Swatch
 from refuge_map.render._coverage import CoverageLayer, coverage_legend, coverage_name
-from refuge_map.render._html import Html, cited, esc, hours, is_missing, link, popup_table
+from refuge_map.render._html import (
+    CircleMarker,
+    GeoJsonShape,
+    Html,
+    Popup,
+    Tooltip,
+    cited,
+    esc,
+    hours,
+    is_missing,
+    link,
+    popup_table,
+)
 from refuge_map.render._markers import lat_lon
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
 from refuge_map.render.levitical_layers import add_levitical_layers
@@ -163,15 +175,15 @@ DECIMALS = 5
 
 def _shape(
     geometry: BaseGeometry, path_style: dict[str, Any], popup: str, tooltip: str
-) -> folium.GeoJson:
+) -> GeoJsonShape:
     """One geometry with a fixed style, an (already escaped) popup and a tooltip; coordinates
     to `DECIMALS` places."""
-    return folium.GeoJson(
+    return GeoJsonShape(
         shapely.geometry.mapping(shapely.transform(geometry, lambda xy: xy.round(DECIMALS))),
         style_function=lambda _: path_style,
         # folium annotates only GeoJsonPopup, yet GeoJson adds any Popup (its isinstance check)
-        popup=folium.Popup(popup, max_width=380),  # type: ignore[arg-type]
-        tooltip=esc(tooltip),
+        popup=Popup(popup, max_width=380),  # type: ignore[arg-type]
+        tooltip=Tooltip(esc(tooltip)),
     )
 
 
@@ -378,14 +390,14 @@ def _point_layer(
             ],
             title_he=place.hebrew_name,
         )
-        folium.CircleMarker(
+        CircleMarker(
             list(lat_lon(place.geometry)),
             radius=4,
             color=color,
             fill=True,
             fill_opacity=0.8,
-            popup=folium.Popup(popup, max_width=380),
-            tooltip=esc(place.name),
+            popup=Popup(popup, max_width=380),
+            tooltip=Tooltip(esc(place.name)),
         ).add_to(layer)
     return layer
 

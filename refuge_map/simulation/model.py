@@ -15,14 +15,14 @@ import pandas as pd
 
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import Flight, Progress, fly
-from refuge_map.simulation.exile import live_in_exile, summarize_exile
+from refuge_map.simulation.exile import exile_headline, live_in_exile
 from refuge_map.simulation.replications import (
     across,
     headline,
     headline_of,
     replication_seeds,
 )
-from refuge_map.simulation.run import Run, as_table, make_run, overall_of
+from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
 from refuge_map.simulation.stack import chunks, fly_stacked
 
@@ -112,10 +112,8 @@ def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[
     if scenario.exile is None:
         return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
     life = live_in_exile(flight, scenario.exile, seed)
-    priests = as_table(life.priests)  # as `Run.priests`, without its run id and seed
-    exile = summarize_exile(life)
-    entered_y = life.by_incident["entered_y"]
-    return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, priests)
+    exile, entered_y = exile_headline(life), life.by_incident["entered_y"]
+    return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, life.succession)
 
 
 def _flights(

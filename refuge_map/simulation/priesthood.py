@@ -108,40 +108,59 @@ class Interruption:
         return k if k < len(self.t_y) and self.t_y[k] < end_y else None
 
 
+#: The columns of `Succession.priests`, in order.
+PRIEST_COLUMNS = (
+    "office",
+    "appointed_y",
+    "term_end_y",
+    "term_end",
+    "incident",
+    "died_y",
+    "stood_down",
+    "age_at_appointment",
+)
+
+
 @dataclass(frozen=True)
 class Succession:
-    """The priests of a run, one row per term of office, in years on the scenario clock.
+    """The priests of a run, one per term of office, in years on the scenario clock.
+
+    Held as one array per column (`PRIEST_COLUMNS`): the exile asks its questions a few times
+    a round, and a replication's headline never needs the table (`priests`) at all.
 
     Attributes
     ----------
-    priests
+    columns
         ``office`` (``high_priest`` or ``war_priest``), ``appointed_y``, ``term_end_y`` (death,
         standing down, or a killing: `TERM_ENDS`), ``term_end``, ``incident`` (the killing that
-        ended the term, -1 if none), ``died_y``, ``stood_down``, ``age_at_appointment``. The
-        first of each office is in office at the clock's zero, appointed then for the purpose of
-        the run.
+        ended the term, -1 if none), ``died_y``, ``stood_down``, ``age_at_appointment``: one
+        value per term, those of each office in order of appointment. The first of each office
+        is in office at the clock's zero, appointed then for the purpose of the run.
     """
 
-    priests: pd.DataFrame
+    columns: dict[str, NDArray[Any]]
+
+    @classmethod
+    def of(cls, priests: pd.DataFrame) -> Succession:
+        """The succession of a priests table (`priests`, or the one a run folder holds): the
+        columns its questions read (``office``, ``appointed_y``, ``term_end_y``, ``died_y``,
+        ``stood_down``) at least."""
+        return cls({name: priests[name].to_numpy() for name in priests.columns})
 
     @cached_property
-    def _columns(self) -> dict[str, NDArray[Any]]:
-        """The columns `in_office` and `release` read, as arrays (read once: the exile asks
-        a few times per round)."""
-        pr = self.priests
-        columns = ("appointed_y", "term_end_y", "died_y", "stood_down")
-        arrays = {name: pr[name].to_numpy() for name in columns}
-        return arrays | {"office": pr["office"].to_numpy(str), "row": pr.index.to_numpy()}
+    def priests(self) -> pd.DataFrame:
+        """The succession as a table, one row per term (`columns`)."""
+        return pd.DataFrame(self.columns)
 
     def in_office(self, office: str, t_y: Floats) -> NDArray[np.intp]:
         """Row index (into `priests`) of the priest of `office` in office at each time; -1 in a
         vacancy (between a death and the next appointment)."""
-        pr = self._columns
-        rows = pr["office"] == office
-        appointed, end, row = pr["appointed_y"][rows], pr["term_end_y"][rows], pr["row"][rows]
+        pr = self.columns
+        rows = np.flatnonzero(pr["office"] == office)
+        appointed, end = pr["appointed_y"][rows], pr["term_end_y"][rows]
         k = np.searchsorted(appointed, t_y, side="right") - 1
         serving = (k >= 0) & (t_y < end[np.maximum(k, 0)])
-        return np.where(serving, row[np.maximum(k, 0)], -1)
+        return np.where(serving, rows[np.maximum(k, 0)], -1)
 
     def release(self, t_y: Floats, *, war_priest: str) -> tuple[Floats, NDArray[np.intp]]:
         """When a verdict at `t_y` ends: the first death among the priests who count then.
@@ -155,7 +174,7 @@ class Succession:
             Year of the releasing death and the row of the priest who died; ``inf`` and -1 when
             no high priest is in office at `t_y` (Mishnah Makkot 2:7: exile for life).
         """
-        pr = self._columns
+        pr = self.columns
         t = np.asarray(t_y, dtype=float)[None, :]
         appointed, end = pr["appointed_y"][:, None], pr["term_end_y"][:, None]
         died = pr["died_y"][:, None]
@@ -203,9 +222,10 @@ class OfficeChain:
         rng: np.random.Generator,
         horizon_y: float,
         interruption: Interruption | None = None,
-    ) -> pd.DataFrame:
-        """The terms of office from the clock's zero until past `horizon_y`; a killing of
-        `interruption` within a term ends it then (a vacancy follows, as after a death)."""
+    ) -> dict[str, NDArray[Any]]:
+        """The terms of office from the clock's zero until past `horizon_y` (`PRIEST_COLUMNS`,
+        one value per term); a killing of `interruption` within a term ends it then (a vacancy
+        follows, as after a death)."""
         rows: list[tuple[str, float, float, str, int, float, bool, float]] = []
         t, age = 0.0, rng.uniform(*self.first_age)
         rate = -math.log1p(-self.step_down_per_year) if self.step_down_per_year < 1 else math.inf
@@ -226,19 +246,7 @@ class OfficeChain:
             rows.append((office, t, end, why, incident, died, stood_down, age))
             gap = 0.0 if stood_down else rng.uniform(*self.vacancy_days) / DAYS_PER_YEAR
             t, age = end + gap, rng.uniform(*self.appointment_age)
-        return pd.DataFrame(
-            rows,
-            columns=[
-                "office",
-                "appointed_y",
-                "term_end_y",
-                "term_end",
-                "incident",
-                "died_y",
-                "stood_down",
-                "age_at_appointment",
-            ],
-        )
+        return dict(zip(PRIEST_COLUMNS, map(np.array, zip(*rows, strict=True)), strict=True))
 
 
 def draw_succession(
@@ -254,7 +262,7 @@ def draw_succession(
     Each office draws from its own stream, so adding the war priest leaves the high priests as
     they were (the runs of two opinions differ only where the opinions differ).
     """
-    frames = [high_priest.draw("high_priest", rngs[0], horizon_y, interruption)]
+    offices = [high_priest.draw("high_priest", rngs[0], horizon_y, interruption)]
     if war_priest is not None:
-        frames.append(war_priest.draw("war_priest", rngs[1], horizon_y))
-    return Succession(pd.concat(frames, ignore_index=True))
+        offices.append(war_priest.draw("war_priest", rngs[1], horizon_y))
+    return Succession({name: np.concatenate([o[name] for o in offices]) for name in PRIEST_COLUMNS})

@@ -78,10 +78,10 @@ def headline(run: Run) -> dict[str, float]:
     flight outcome, deterred and given up; the median hours to asylum; with an exile, the share
     of each exile outcome, the median years in exile (all exiles, released) and the year of the
     releasing death (`RELEASE`)."""
-    priests = None if run.priests is None else run.priests.drop(columns=["run_id", "seed"])
-    entered = None if run.manslayers is None else run.manslayers["entered_y"]
+    succession = None if run.priests is None else Succession.of(run.priests)
+    entered = None if run.manslayers is None else run.manslayers["entered_y"].to_numpy(float)
     return headline_of(
-        run.scenario, run.summary["overall"], run.summary.get("exile"), entered, priests
+        run.scenario, run.summary["overall"], run.summary.get("exile"), entered, succession
     )
 
 
@@ -89,12 +89,13 @@ def headline_of(
     scenario: Scenario,
     overall: dict[str, Any],
     exile: dict[str, Any] | None,
-    entered_y: pd.Series | NDArray[np.float64] | None,
-    priests: pd.DataFrame | None,
+    entered_y: NDArray[np.float64] | None,
+    succession: Succession | None,
 ) -> dict[str, float]:
-    """`headline` from a run's parts, without its tables: the summary's ``overall`` and
-    ``exile`` blocks, the manslayers' ``entered_y`` and the succession of priests (the
-    replications after the first need no more)."""
+    """`headline` from a run's parts, without its tables: the summary's ``overall`` block,
+    the ``outcomes`` and ``years_in_exile`` of its ``exile`` block (`exile_headline` gives
+    them alone), the manslayers' ``entered_y`` and the succession of priests (the replications
+    after the first need no more)."""
     n = overall["incidents"]
     row = {f"flight.{k}": v / n for k, v in overall["outcomes"].items()}
     row |= {"flight.deterred": overall["deterred"] / n, "flight.gave_up": overall["gave_up"] / n}
@@ -106,21 +107,18 @@ def headline_of(
         for group in ("all_exiles", "released"):
             years = exile["years_in_exile"][group]
             row[f"exile.median_years.{group}"] = math.nan if years is None else years["p50"]
-        assert entered_y is not None and priests is not None and scenario.exile is not None
-        row[RELEASE] = _release_y(entered_y, priests, scenario.exile.priesthood.war_priest)
+        assert entered_y is not None and succession is not None and scenario.exile is not None
+        row[RELEASE] = _release_y(entered_y, succession, scenario.exile.priesthood.war_priest)
     return row
 
 
-def _release_y(
-    entered_y: pd.Series | NDArray[np.float64], priests: pd.DataFrame, war_priest: str
-) -> float:
+def _release_y(entered_y: NDArray[np.float64], succession: Succession, war_priest: str) -> float:
     """The year of the death that releases one who entered exile at the run's median entry
     (`Succession.release`); NaN if nobody entered, inf with no high priest in office."""
-    entered = pd.Series(entered_y, dtype=float).dropna()
-    if entered.empty:
+    entered = entered_y[~np.isnan(entered_y)]
+    if entered.size == 0:
         return math.nan
-    succession = Succession(priests)
-    return float(succession.release(np.array([entered.median()]), war_priest=war_priest)[0][0])
+    return float(succession.release(np.array([np.median(entered)]), war_priest=war_priest)[0][0])
 
 
 def interval(

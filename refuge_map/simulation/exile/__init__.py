@@ -11,6 +11,6 @@ priesthood and release), `summary`, and `life` (the phase, start to end).
 """
 
 from refuge_map.simulation.exile.life import ExileLife, exile_opinions, live_in_exile
-from refuge_map.simulation.exile.summary import summarize_exile
+from refuge_map.simulation.exile.summary import exile_headline, summarize_exile
 
-__all__ = ["ExileLife", "exile_opinions", "live_in_exile", "summarize_exile"]
+__all__ = ["ExileLife", "exile_headline", "exile_opinions", "live_in_exile", "summarize_exile"]

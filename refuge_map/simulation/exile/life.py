@@ -18,7 +18,7 @@ from refuge_map.simulation.exile.people import Manslayers, manslayer_table
 from refuge_map.simulation.exile.release import priest_deaths, succession_of
 from refuge_map.simulation.exile.rules import holds, places_of_exile, rulings_of
 from refuge_map.simulation.exile.trial import trial
-from refuge_map.simulation.priesthood import YEAR_S
+from refuge_map.simulation.priesthood import YEAR_S, Succession
 from refuge_map.simulation.scenario_exile import ExileOptions
 from refuge_map.simulation.seeds import streams
 
@@ -44,21 +44,36 @@ class ExileLife:
         The world of the run (the clock of `residence`).
     by_incident
         One array per column of `manslayers` (`Manslayers.columns`).
-    ledger
-        Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city; empty under
-        R. Meir.
-    priests
-        The succession (`Succession.priests`).
+    rent
+        One array per column of `ledger` (`LEDGER`), in its order.
+    succession
+        The priests (`Succession`; as a table, `priests`).
     opinions
         The exile's opinions (law, boundary, war priest, office, rent, bough).
+
+    The tables (`manslayers`, `ledger`, `priests`, `events`, `residence`) are built from these
+    when first asked for: a replication's headline reads the arrays alone.
     """
 
     log: EventLog
     world: World
     by_incident: dict[str, NDArray[Any]]
-    ledger: pd.DataFrame
-    priests: pd.DataFrame
+    rent: dict[str, NDArray[Any]]
+    succession: Succession
     opinions: dict[str, Any]
+
+    @cached_property
+    def ledger(self) -> pd.DataFrame:
+        """Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city, by
+        incident and the year the stay began; empty under R. Meir."""
+        if not len(self.rent["incident"]):
+            return pd.DataFrame({k: [] for k in LEDGER})
+        return pd.DataFrame(self.rent)
+
+    @property
+    def priests(self) -> pd.DataFrame:
+        """The succession (`Succession.priests`)."""
+        return self.succession.priests
 
     @cached_property
     def _frame(self) -> pd.DataFrame:
@@ -106,6 +121,16 @@ def _residence(events: pd.DataFrame, world: World) -> pd.DataFrame:
     return frame.sort_values(["incident", "years_since_killing"], kind="stable").reset_index(
         drop=True
     )
+
+
+def _ledger(stays: list[dict[str, NDArray[Any]]]) -> dict[str, NDArray[Any]]:
+    """The rent ledger's columns (`LEDGER`) from the stays `City` closed, a round at a time:
+    by incident, then the year the stay began (in the order closed where both are equal)."""
+    if not stays:
+        return {k: np.empty(0) for k in LEDGER}
+    columns = {k: np.concatenate([stay[k] for stay in stays]) for k in LEDGER}
+    order = np.lexsort((columns["from_y"], columns["incident"]))
+    return {k: column[order] for k, column in columns.items()}
 
 
 def exile_opinions(options: ExileOptions, bough_opinion: str) -> dict[str, Any]:
@@ -169,16 +194,11 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
     )
     city.live(exiles)
     priest_deaths(log, succession, options)
-    ledger = (
-        pd.DataFrame({k: np.concatenate([part[k] for part in city.ledger]) for k in LEDGER})
-        if city.ledger
-        else pd.DataFrame({k: [] for k in LEDGER})
-    )
     return ExileLife(
         log=log,
         world=world,
         by_incident=people.columns(flight, options),
-        ledger=ledger.sort_values(["incident", "from_y"], kind="stable").reset_index(drop=True),
-        priests=succession.priests,
+        rent=_ledger(city.ledger),
+        succession=succession,
         opinions=exile_opinions(options, world.bough_opinion),
     )

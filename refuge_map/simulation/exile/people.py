@@ -16,7 +16,13 @@ from numpy.typing import NDArray
 
 from geo.arrays import Bools, Floats, Ints
 from refuge_map.law import Ruling
-from refuge_map.simulation.events import CAPTURE, EXILE_OUTCOMES, HORIZON, LIFE_REASONS
+from refuge_map.simulation.events import (
+    CAPTURE,
+    EXILE_OUTCOMES,
+    HORIZON,
+    LIFE_REASONS,
+    codes_of,
+)
 from refuge_map.simulation.exile.rules import can_be_levite, life_reason, office_restored
 from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions
@@ -94,7 +100,7 @@ class Manslayers:
             levite_draw & np.array([can_be_levite(c) for c in cases])[case]
         )
         reasons = [(r.consequences and r.consequences.life_exile_reason) or "" for r in rulings]
-        city = pd.Index(flight.world.city_ids).get_indexer(pd.Index(flight.outcomes["city"]))
+        city = codes_of(flight.outcomes["city"], flight.world.city_ids)
         flight_end = flight.outcomes["outcome"].to_numpy()
         outcome = np.select(
             [flight_end == CAPTURE, flight_end == HORIZON],
@@ -122,7 +128,7 @@ class Manslayers:
 
     def end(self, idx: Ints, outcome: str | NDArray[Any], t_y: Floats) -> None:
         """His life in the phase ends: `outcome` (of `EXILE_OUTCOMES`) at year `t_y`."""
-        assert np.isin(outcome, EXILE_OUTCOMES).all(), outcome
+        assert set(np.atleast_1d(outcome).tolist()) <= set(EXILE_OUTCOMES), outcome
         self.outcome[idx] = outcome
         self.end_y[idx] = t_y
 
@@ -159,7 +165,7 @@ class Manslayers:
         """One value per incident of each column of his row (`manslayer_table`): his outcome,
         case, verdict, term and life in the city (all a summary reads)."""
         labels = np.array([choice.label for choice in options.cases])
-        reason = pd.Series(self.life_reason).map(LIFE_REASONS).fillna("").to_numpy(str)
+        reason = np.array([LIFE_REASONS.get(text, "") for text in self.life_reason], dtype=str)
         entered = np.isfinite(self.entered_y)
         released = self.outcome == "released"
         return {

@@ -59,17 +59,17 @@ def release_year(succession: Succession, t_y: Floats, options: ExileOptions) -> 
 
 def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) -> None:
     """One event per priest who dies within the horizon (they release, Mishnah Makkot 2:6)."""
-    priests = succession.priests
-    died_y = priests["died_y"].to_numpy(float)
+    priests = succession.columns
+    died_y = priests["died_y"]
     dead = died_y <= options.horizon_years
-    office = priests["office"].to_numpy(str)[dead]
+    office = priests["office"][dead]
     temple = np.tile(_temple(), (len(office), 1))
     war = holds("exile.priesthood.war_priest", options.priesthood.war_priest)
     rule = np.select(
         [
             office == "war_priest",
-            priests["stood_down"].to_numpy(bool)[dead],
-            priests["term_end"].to_numpy(str)[dead] == "killed",
+            priests["stood_down"][dead],
+            priests["term_end"][dead] == "killed",
         ],
         [
             f"the priest anointed for war died; {war}",

@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 #: ``[40.0, inf)``.
 YEAR_BINS = (0.0, 1.0, 5.0, 10.0, 20.0, 40.0, np.inf)
 _BIN_LABELS = tuple(f"[{a}, {b})" for a, b in pairwise(YEAR_BINS))
+#: Percentiles of the years in exile (``p10``, ``p50``, ``p90``).
+QUANTILES = (10, 50, 90)
 
 
 def _years(values: NDArray[np.float64]) -> dict[str, Any] | None:
@@ -33,11 +35,12 @@ def _years(values: NDArray[np.float64]) -> dict[str, Any] | None:
     # the bin of each value, as pandas.cut(values, YEAR_BINS, right=False): outside them none
     where = np.searchsorted(YEAR_BINS, values, side="right") - 1
     bins = len(_BIN_LABELS)
+    quantiles = np.quantile(values, [q / 100 for q in QUANTILES])  # one pass for all three
     counts = np.bincount(where[(where >= 0) & (where < bins)], minlength=bins)
     return {
         "n": int(values.size),
         "mean": round(float(values.mean()), 3),
-        **{f"p{q}": round(float(np.quantile(values, q / 100)), 3) for q in (10, 50, 90)},
+        **{f"p{q}": round(float(x), 3) for q, x in zip(QUANTILES, quantiles, strict=True)},
         "max": round(float(values.max()), 3),
         "histogram": dict(zip(_BIN_LABELS, counts.tolist(), strict=True)),
     }
@@ -85,15 +88,36 @@ def _counts_by(key: NDArray[Any], codes: NDArray[np.intp]) -> dict[str, dict[str
     return {str(name): _counts(codes[given][group == k]) for k, name in enumerate(names)}
 
 
+def _years_in_exile(column: dict[str, NDArray[Any]]) -> dict[str, dict[str, Any] | None]:
+    """`_years` of the exiles released and of all who entered exile (`column`: the
+    manslayers' columns, `ExileLife.by_incident`)."""
+    years = column["years_in_exile"].astype(float)
+    entered = ~np.isnan(column["entered_y"].astype(float))
+    return {
+        "released": _years(years[column["outcome"] == "released"]),
+        "all_exiles": _years(years[entered]),
+    }
+
+
+def exile_headline(life: ExileLife) -> dict[str, Any]:
+    """The blocks of `summarize_exile` that a replication's headline reads (``outcomes`` and
+    ``years_in_exile``), alone: the replications after the first need nothing more of their
+    exile, and the rest costs about as much again."""
+    column = life.by_incident
+    return {
+        "outcomes": _counts(_outcome_codes(column["outcome"])),
+        "years_in_exile": _years_in_exile(column),
+    }
+
+
 def summarize_exile(life: ExileLife) -> dict[str, Any]:
     """Outcomes of every manslayer (overall, by city fled to, by verdict, by case), years in
     exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
     living in each city over the years, the opinions."""
-    column, ledger = life.by_incident, life.ledger
+    column, rent = life.by_incident, life.rent["rent"]
     entered_y = column["entered_y"].astype(float)
     entered = ~np.isnan(entered_y)
     codes = _outcome_codes(column["outcome"])
-    years = column["years_in_exile"].astype(float)
     reasons = column["life_reason"][entered]
     return {
         "outcomes": _counts(codes),
@@ -101,10 +125,7 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
         "by_verdict": _counts_by(column["verdict"], codes),
         "by_case": _counts_by(column["case"], codes),
         "life_exiles": {key: int((reasons == key).sum()) for key in LIFE_REASONS.values()},
-        "years_in_exile": {
-            "released": _years(years[column["outcome"] == "released"]),
-            "all_exiles": _years(years[entered]),
-        },
+        "years_in_exile": _years_in_exile(column),
         "deterred_on_trial_road": int(column["deterred_on_trial_road"].sum()),
         "went_out": int(column["went_out"].sum()),
         "killed_again": int(column["killed_again"].sum()),
@@ -112,8 +133,8 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
             "held": int(column["held_office"].sum()),
             "restored": int(column["office_restored"].sum()),
         },
-        "rent": {"stays": len(ledger), "total": round(float(ledger["rent"].sum()), 3)},
-        "high_priests": int((life.priests["office"] == "high_priest").sum()),
+        "rent": {"stays": len(rent), "total": round(float(rent.sum()), 3)},
+        "high_priests": int((life.succession.columns["office"] == "high_priest").sum()),
         "residents_by_year": _residents(column["city"], entered_y, column["end_y"].astype(float)),
         "opinions": life.opinions,
     }
