@@ -123,6 +123,33 @@ def test_an_event_logged_with_coded_texts_reads_as_with_the_texts() -> None:
     pd.testing.assert_frame_equal(coded, plain)
 
 
+def test_events_coded_on_shared_and_separate_tables_read_as_their_texts() -> None:
+    """Parts coded into one shared table and into others (a categorical of int8 codes after
+    a table of 200 texts) read as the same events logged with the texts themselves."""
+    import numpy as np
+
+    from refuge_map.simulation.events import EVENT_KINDS, Coded, EventLog
+
+    many = np.array([f"town {k:03d}" for k in range(200)])
+    few = np.array(["bezer", "hebron", "golan"])
+    kedesh_ramoth = pd.Categorical.from_codes(np.array([1, 0], dtype=np.int8), ["ramoth", "kedesh"])
+    parts = [  # (coded, the same texts plainly)
+        (Coded(np.array([0, 199, 5]), many), many[[0, 199, 5]]),
+        (Coded(np.array([2, 2]), few), few[[2, 2]]),
+        (Coded(np.array([7]), many), many[[7]]),
+        (kedesh_ramoth, np.array(["kedesh", "ramoth"])),
+        ("shechem", np.array(["shechem"])),
+    ]
+    logs = [EventLog(60.0, EVENT_KINDS) for _ in range(2)]
+    for k, (coded, texts) in enumerate(parts):
+        idx, xy = np.arange(len(texts)) + 10 * k, np.zeros((len(texts), 2))
+        logs[0].event("horizon", idx, "fugitive", 60.0 * k, xy, city=coded)
+        logs[1].event("horizon", idx, "fugitive", 60.0 * k, xy, city=texts)
+    coded_frame, plain_frame = (log.frame() for log in logs)
+    assert coded_frame["city"].tolist() == [t for _, texts in parts for t in texts]
+    pd.testing.assert_frame_equal(coded_frame, plain_frame)
+
+
 def test_columnwise_geoparquet_is_the_file_geopandas_writes(run: Run, tmp_path: Path) -> None:
     """`write_parquet` with points: the GeoParquet of `Run.trajectories` byte for byte, with
     the geometry in the place of ``lon`` (a column after the points stays after it)."""

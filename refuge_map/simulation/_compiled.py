@@ -68,7 +68,9 @@ def clock(
     One who walks all day (`walk_s` of a whole `DAY_S`) walks the step's seconds since he set
     out (`since`), at most `dt`; one who rests walks what `travel.walked_s` counts by `t` less
     what it counted by the previous step (`walked`, updated): the same arithmetic in the same
-    order, so the same bits.
+    order, so the same bits. (A pass of its own: fused into `runners` it saved 3 us a step
+    at 5,000 rows, 0.3% of the step, and left no seam for `tests/test_engine_shortcuts.py`'s
+    reference clock.)
     """
     for i in range(len(since)):  # row by row: each row's pair of columns is one cache line
         for j in range(2):
@@ -357,7 +359,8 @@ def watch(
     (`first`, added to `saw`) and who leaves the road on seeing him (`leaves`: one who would
     (`leaves_road`) and is on it: not across country, in his tree or waiting, and done with
     his off-road leg (`off_left`); added to `f_across`); see `engine._Pursuit._watch`.
-    Returns whether anyone sees anyone."""
+    Returns whether anyone sees anyone. (A pass of its own: fused into `pursuers`, as one
+    loop or as two in one call, the two measured 10% and 3% slower at 5,000 rows.)"""
     anyone = False
     for i in range(len(in_flight)):
         dx, dy = fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1]

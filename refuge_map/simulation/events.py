@@ -363,36 +363,52 @@ def _column(values: list[Any], sizes: list[int]) -> NDArray[Any]:
 def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     """One text field of all parts as a categorical (its distinct texts sorted, each once),
     without a string per row: a scalar is one category for its whole part, a categorical part
-    keeps its codes (its texts used only), the arrays' texts are hashed (`pandas.factorize`)
-    and only their distinct texts sorted."""
+    keeps its codes (its texts used only: `_coded_texts`), the arrays' texts are hashed
+    (`pandas.factorize`) and only their distinct texts sorted."""
     is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
     is_coded = np.array([isinstance(v, pd.Categorical | Coded) for v in values], dtype=bool)
     arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
     row_code, distinct = pd.factorize(np.concatenate(arrays) if arrays else np.array([], str))
     distinct = np.asarray(distinct, dtype=str)
-    coded = [_codes_and_texts(values[k]) for k in np.flatnonzero(is_coded)]
-    used = [np.unique(codes) for codes, _ in coded]
+    coded_code, table, used = _coded_texts([values[k] for k in np.flatnonzero(is_coded)])
     scalar = ~is_array & ~is_coded
     scalars = np.array([str(values[k]) for k in np.flatnonzero(scalar)], dtype=str)
-    texts = [distinct, scalars]
-    texts += [table[u] for (_, table), u in zip(coded, used, strict=True)]
-    categories = np.unique(np.concatenate(texts))
+    # thousands of parts name a few scalars: a set of them, not all, goes into the sort
+    once = np.array(list(set(scalars.tolist())), dtype=str)
+    categories = np.unique(np.concatenate([distinct, once, table[used]]))
     part_code = np.full(len(values), -1, dtype=np.intp)
     part_code[scalar] = np.searchsorted(categories, scalars)
     codes = np.repeat(part_code, sizes)
     codes[np.repeat(is_array, sizes)] = np.searchsorted(categories, distinct)[row_code]
-    ends = np.cumsum(sizes)
-    for k, (part, table) in zip(np.flatnonzero(is_coded), coded, strict=True):
-        recode = np.searchsorted(categories, table)
-        codes[ends[k] - sizes[k] : ends[k]] = recode[part]
+    codes[np.repeat(is_coded, sizes)] = np.searchsorted(categories, table)[coded_code]
     return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype="str"))
 
 
-def _codes_and_texts(part: pd.Categorical | Coded) -> tuple[NDArray[np.intp], NDArray[np.str_]]:
-    """A coded text field's codes and its table of texts."""
-    if isinstance(part, Coded):
-        return part.codes, np.asarray(part.texts, dtype=str)
-    return part.codes, part.categories.to_numpy(str)
+def _coded_texts(
+    parts: list[pd.Categorical | Coded],
+) -> tuple[NDArray[np.intp], NDArray[np.str_], NDArray[np.bool_]]:
+    """The coded parts' rows end to end as codes into one table of texts, that table (each
+    table the parts share once: thousands of parts name a few tables) and which of its texts
+    the rows use: one pass over the rows, not a `numpy.unique` per part. (A code of -1 reads
+    its table's last text, as indexing the table with it would.)"""
+    start: dict[int, int] = {}  # by the identity of a part's table: where it starts in `table`
+    tables: list[NDArray[np.str_]] = []
+    at, size = np.empty(len(parts), dtype=np.intp), np.empty(len(parts), dtype=np.intp)
+    for k, part in enumerate(parts):
+        texts = part.texts if isinstance(part, Coded) else part.categories
+        if id(texts) not in start:
+            start[id(texts)] = sum(len(t) for t in tables)
+            tables.append(np.asarray(texts, dtype=str))
+        at[k], size[k] = start[id(texts)], len(texts)
+    if not parts:
+        return np.array([], np.intp), np.array([], str), np.array([], bool)
+    table = np.concatenate(tables)
+    rows = [len(part) for part in parts]
+    code = np.concatenate([part.codes for part in parts], dtype=np.intp)
+    code += np.repeat(at, rows) + np.where(code < 0, np.repeat(size, rows), 0)
+    used = np.zeros(len(table), dtype=bool)
+    used[code] = True
+    return code, table, used
 
 
 def codes_of(column: Any, texts: tuple[str, ...]) -> NDArray[np.intp]:
