@@ -1,8 +1,8 @@
 """`refuge run data/scenarios/default.yaml` end to end, and phase by phase.
 
 Each repetition runs in a fresh Python process, as a user's command does (nothing cached from
-the one before): the command itself, timed from outside (wall clock, and the child's CPU time
-from `os.times`), then a process that does what the command does one phase at a time and
+the one before): the command itself, timed from outside (wall clock, and the child's CPU time:
+`_timing.command`), then a process that does what the command does one phase at a time and
 reports each phase's wall and CPU seconds:
 
 - import: ``import refuge_map.cli`` and the modules `refuge run` loads when it runs (the CLI
@@ -28,15 +28,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _timing import Seconds, clock, command, load, median
 
 SCENARIO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "default.yaml"
 REPEATS = 3
@@ -49,20 +46,12 @@ COMMAND_MODULES = (
     "refuge_map.simulation.report",
     "rich.console",
 )
-Seconds = tuple[float, float]  # wall, CPU
-
-
-def _clock(fn: Callable[[], Any]) -> tuple[Any, Seconds]:
-    """The result of `fn` and its wall and CPU seconds."""
-    start, cpu = time.perf_counter(), time.process_time()
-    result = fn()
-    return result, (time.perf_counter() - start, time.process_time() - cpu)
 
 
 def phases(out: Path) -> dict[str, Seconds]:
     """Do what `refuge run` does, phase by phase, in this (fresh) process."""
     times: dict[str, Seconds] = {}
-    _, times["import"] = _clock(lambda: [__import__(name) for name in COMMAND_MODULES])
+    _, times["import"] = clock(lambda: [__import__(name) for name in COMMAND_MODULES])
     # the command's modules, loaded by now (imported here, not at the top: the import is timed)
 
     from rich.console import Console
@@ -79,7 +68,7 @@ def phases(out: Path) -> dict[str, Seconds]:
         seeds = replication_seeds(scenario)
         return scenario, seeds, [build_world(scenario, seed) for seed in seeds]
 
-    (scenario, seeds, worlds), times["world"] = _clock(world)
+    (scenario, seeds, worlds), times["world"] = clock(world)
 
     def flight() -> list[Any]:  # as `model.replicate` steps them: stacks of whole runs
         flights = []
@@ -88,10 +77,10 @@ def phases(out: Path) -> dict[str, Seconds]:
             flights += fly_stacked(scenario, stack, recorded=[i == 0 for i in group])
         return flights
 
-    flights, times["flight"] = _clock(flight)
+    flights, times["flight"] = clock(flight)
     first = flights[0]
-    life, times["exile"] = _clock(lambda: live_in_exile(first, scenario.exile, scenario.seed))
-    run, times["tables"] = _clock(lambda: make_run(scenario, scenario.seed, first, life))
+    life, times["exile"] = clock(live_in_exile, first, scenario.exile, scenario.seed)
+    run, times["tables"] = clock(make_run, scenario, scenario.seed, first, life)
 
     def replications() -> Any:
         rows = [headline(run)]
@@ -99,7 +88,7 @@ def phases(out: Path) -> dict[str, Seconds]:
         rows += [replication_headline(scenario, seed, flight) for seed, flight in rest]
         return with_replications(run, seeds, rows)
 
-    run, times["replications"] = _clock(replications)
+    run, times["replications"] = clock(replications)
 
     def writing() -> None:
         write_run(run, out)
@@ -107,53 +96,33 @@ def phases(out: Path) -> dict[str, Seconds]:
         for table in report_tables(run.summary):
             console.print(table)
 
-    _, times["writing"] = _clock(writing)
+    _, times["writing"] = clock(writing)
     return times
-
-
-def _child(args: list[str]) -> tuple[str, Seconds]:
-    """Run a child process; its stdout and its (wall, CPU) seconds."""
-    before, start = os.times(), time.perf_counter()
-    done = subprocess.run(args, check=True, capture_output=True, text=True)
-    wall, after = time.perf_counter() - start, os.times()
-    cpu = (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
-    return done.stdout, (wall, cpu)
-
-
-def _median(values: list[Seconds]) -> Seconds:
-    return statistics.median(v[0] for v in values), statistics.median(v[1] for v in values)
-
-
-def load() -> str:
-    """The machine's load averages (1, 5, 15 minutes), to print beside the figures."""
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
     """Time the command and its phases, each in fresh processes, and print the medians."""
     refuge = str(Path(sys.executable).with_name("refuge"))
-    command: list[Seconds] = []
+    whole: list[Seconds] = []
     phased: dict[str, list[Seconds]] = {name: [] for name in (*PHASES, "start-up")}
     loads = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(REPEATS):
-            _, seconds = _child([refuge, "run", str(SCENARIO), "--out", f"{tmp}/cli{i}"])
-            command.append(seconds)
-            stdout, total = _child([sys.executable, __file__, "--phases", f"{tmp}/phased{i}"])
-            times = {k: tuple(v) for k, v in json.loads(stdout).items()}
+            _, seconds = command([refuge, "run", str(SCENARIO), "--out", f"{tmp}/cli{i}"])
+            whole.append(seconds)
+            done, total = command([sys.executable, __file__, "--phases", f"{tmp}/phased{i}"])
+            times = {k: tuple(v) for k, v in json.loads(done.stdout).items()}
             for name in PHASES:
                 phased[name].append(times[name])  # type: ignore[arg-type]
             inside = [sum(times[name][k] for name in PHASES) for k in (0, 1)]
             phased["start-up"].append((total[0] - inside[0], total[1] - inside[1]))
             loads.append(load())
-    wall, cpu = _median(command)
+    wall, cpu = median(whole)
     print(f"refuge run {SCENARIO.name}: median of {REPEATS} fresh processes")
     print(f"  the command, end to end: {wall:.2f} s wall, {cpu:.2f} s CPU")
     print("  phase by phase (a process doing the command's work one phase at a time):")
     for name, values in phased.items():
-        w, c = _median(values)
+        w, c = median(values)
         print(f"    {name:<12} {w:6.3f} s wall  {c:6.3f} s CPU")
     print("  " + "; ".join(loads))
 

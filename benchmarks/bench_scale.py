@@ -30,10 +30,10 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _timing import Seconds, clock, load
 
 SCENARIO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "default.yaml"
 SIZES = (1_000, 10_000, 100_000)
@@ -41,14 +41,6 @@ MILLION = 1_000_000
 HORIZON_H = 2.0
 RECORD_EVERY = 30  # steps of 120 s: one trajectory row per agent per hour
 PHASES = ("set-up", "stepping", "tables", "writing")
-Seconds = tuple[float, float]  # wall, CPU
-
-
-def _clock(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, Seconds]:
-    """The result of ``fn(*args, **kwargs)`` and its wall and CPU seconds."""
-    start, cpu = time.perf_counter(), time.process_time()
-    result = fn(*args, **kwargs)
-    return result, (time.perf_counter() - start, time.process_time() - cpu)
 
 
 def _rss_bytes() -> int:
@@ -76,12 +68,12 @@ def one_size(n: int, *, record: bool) -> dict[str, Any]:
     scenario_network(scenario)  # the network, built once per process: not counted
     before = _rss_bytes()
     times: dict[str, Seconds] = {}
-    world, times["set-up"] = _clock(build_world, scenario, scenario.seed)
-    flight, times["stepping"] = _clock(fly, scenario, world, record=record)
-    run, times["tables"] = _clock(make_run, scenario, scenario.seed, flight)
+    world, times["set-up"] = clock(build_world, scenario, scenario.seed)
+    flight, times["stepping"] = clock(fly, scenario, world, record=record)
+    run, times["tables"] = clock(make_run, scenario, scenario.seed, flight)
     del world, flight  # as `simulate` returns the run alone: the flight is not kept
     with tempfile.TemporaryDirectory() as tmp:
-        _, times["writing"] = _clock(write_run, run, Path(tmp) / "run")
+        _, times["writing"] = clock(write_run, run, Path(tmp) / "run")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {
         "times": times,
@@ -112,7 +104,7 @@ def main(sizes: tuple[int, ...], *, record: bool) -> None:
         ratio = (times["set-up"][0] + times["tables"][0]) / times["stepping"][0]
         print(f"{n:>10,} {cells}   {ratio:5.2f}  {result['bytes_per_incident'] / 1e3:6.2f}")
     print("seconds wall (CPU); ratio: (set-up + tables) / stepping, wall; KB/inc: peak memory")
-    print("load " + " ".join(f"{x:.2f}" for x in os.getloadavg()))
+    print(load())
 
 
 if __name__ == "__main__":

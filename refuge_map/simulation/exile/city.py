@@ -94,6 +94,11 @@ class City:
         city = self.world.city_names(self.people.city[idx])
         self.log.event(kind, idx, "fugitive", t_s, xy, city=city, **more)
 
+    def _log_inside(self, kind: str, idx: Ints, t_y: Floats, **more: Any) -> None:
+        """Log `kind` for exiles `idx` at year `t_y`, inside their (current) cities, at each
+        city's site."""
+        self._log(kind, idx, t_y * YEAR_S, self._site(idx), inside=True, **more)
+
     def _site(self, idx: Ints) -> Floats:
         return self.world.sites(self.people.city[idx])
 
@@ -120,15 +125,7 @@ class City:
             said = np.where(levitical, LEVITICAL_RENT, holds("exile.rent", "judah"))
             rule = np.char.add(np.char.add(said.astype(str), ": "), np.round(amount, 2).astype(str))
             citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
-            self._log(
-                "rent_paid",
-                idx,
-                until_y * YEAR_S,
-                self._site(idx),
-                inside=True,
-                rule=rule,
-                citation=citation,
-            )
+            self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
         self.stay_from[idx] = until_y
 
     def _finish(self, idx: Ints, t_end: Floats) -> None:
@@ -143,14 +140,8 @@ class City:
         rule = np.where(office, f"{release_rule}; {said}", release_rule)
         ends = (("released", released), ("died_in_exile", died))
         for kind, done in (*ends, ("exile_horizon", ~released & ~died)):
-            self._log(
-                kind,
-                idx[done],
-                t_end[done] * YEAR_S,
-                self._site(idx[done]),
-                inside=True,
-                rule=rule[done] if kind == "released" else None,
-            )
+            release = rule[done] if kind == "released" else None
+            self._log_inside(kind, idx[done], t_end[done], rule=release)
         outcome = np.where(
             released, "released", np.where(died, "died_in_exile", "in_exile_at_horizon")
         )
@@ -232,15 +223,7 @@ class City:
         ]
         within, finding, citation = (np.array(column) for column in zip(*places, strict=True))
         people.count("killed_again", idx)
-        self._log(
-            "killed_again",
-            idx,
-            t_y * YEAR_S,
-            self._site(idx),
-            inside=True,
-            rule=finding,
-            citation=citation,
-        )
+        self._log_inside("killed_again", idx, t_y, rule=finding, citation=citation)
         people.extend(idx, release_year(self.succession, t_y, self.options))
         moves = within == "another_city"
         self._move_neighbourhood(idx[~moves], t_y[~moves])
@@ -264,4 +247,4 @@ class City:
         self._pay_rent(idx, t_y)
         people.move(idx, to)
         self.stay_from[idx] = t_y + walk_y
-        self._log("moved_city", idx, (t_y + walk_y) * YEAR_S, self._site(idx), inside=True)
+        self._log_inside("moved_city", idx, t_y + walk_y)

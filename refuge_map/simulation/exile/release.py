@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 from geo import to_metric
 from geo.arrays import Floats
 from geo.gazetteer import named_places
-from refuge_map.simulation.events import EventLog
+from refuge_map.simulation.events import OFFICES, EventLog
 from refuge_map.simulation.exile.rules import holds, war_priest_releases
 from refuge_map.simulation.priesthood import YEAR_S, Interruption, Succession, draw_succession
 from refuge_map.simulation.scenario_exile import ExileOptions
@@ -78,7 +78,7 @@ def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) 
         ],
         "the high priest died",
     )
-    for name in ("high_priest", "war_priest"):
+    for name in OFFICES:
         rows = office == name
         log.event(
             "high_priest_died",

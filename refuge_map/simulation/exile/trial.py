@@ -24,14 +24,11 @@ from refuge_map.simulation.exile.rules import SPARED_RULE, home_rule, spared, ve
 from refuge_map.simulation.persuasion import CITATION, RULE, persuader
 from refuge_map.simulation.priesthood import YEAR_S, Succession
 from refuge_map.simulation.scenario_exile import ExileOptions, Trial
-from refuge_map.simulation.travel import arrival_s
+from refuge_map.simulation.travel import DAY_S, arrival_s
 
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
-
-
-DAY_S = 86_400.0
 
 
 @dataclass(frozen=True)
