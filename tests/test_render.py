@@ -441,6 +441,20 @@ def test_missing_columns_are_named_together(tmp_path):
         read_run_files(folder)
 
 
+def test_run_points_are_read_in_wgs84(tmp_path):
+    """The run's points as written (lon, lat), and so from a file another tool wrote in
+    another CRS (Israeli TM, EPSG:2039): reprojected back, not taken as degrees."""
+    folder = simulate_tiny(tmp_path / "run")
+    written = gpd.read_parquet(folder / "trajectories.parquet")
+    lon, lat = written.geometry.x.to_numpy(), written.geometry.y.to_numpy()
+    as_read = read_run_files(folder).trajectories
+    assert as_read["lon"].tolist() == lon.tolist() and as_read["lat"].tolist() == lat.tolist()
+    written.to_crs("EPSG:2039").to_parquet(folder / "trajectories.parquet", index=False)
+    reprojected = read_run_files(folder).trajectories
+    np.testing.assert_allclose(reprojected["lon"], lon, atol=1e-7)
+    np.testing.assert_allclose(reprojected["lat"], lat, atol=1e-7)
+
+
 @pytest.fixture(scope="module")
 def coverage_cells() -> gpd.GeoDataFrame:
     return scenario_cells(load_scenario(TINY), cell_m=10_000)

@@ -83,7 +83,7 @@ def network_map(
         For an unknown tiles name, or a run folder that cannot be read.
     """
     loaded = run if isinstance(run, RunFiles | None) else read_run_files(run)
-    framed = loaded.trajectories.geometry if loaded is not None else _landmarks(network)
+    framed = _landmarks(network) if loaded is None else _points(loaded.trajectories)
     fmap = _base_map(framed, tiles)
     entries = [*_network_legend(), *_add_network_layers(fmap, network)]
     entries += add_levitical_layers(fmap, network)
@@ -107,6 +107,14 @@ def _landmarks(network: RefugeNetwork) -> gpd.GeoSeries:
     return gpd.GeoSeries(
         [*network.cities["site"], *network.places.geometry[_is_limit(network.places)]],
         crs=network.crs,
+    )
+
+
+def _points(tracks: pd.DataFrame) -> gpd.GeoSeries:
+    """The corners of the box around a run's points (WGS84): what frames the map."""
+    lon, lat = tracks["lon"], tracks["lat"]
+    return gpd.GeoSeries(
+        shapely.points([lon.min(), lon.max()], [lat.min(), lat.max()]), crs="EPSG:4326"
     )
 
 

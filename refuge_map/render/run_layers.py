@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import folium
-import geopandas as gpd
 import numpy as np
 import pandas as pd
-import shapely
+import pyarrow.parquet as pq
+from pyproj import CRS, Transformer
 
 from geo import WGS84
 from refuge_map._cells import as_float, as_int
@@ -31,6 +31,7 @@ from refuge_map.render._style import (
     event_category,
     role_color,
 )
+from refuge_map.simulation.io import read_tracks
 from refuge_map.simulation.run import EVENT_COLUMNS, TRACK_COLUMNS
 
 #: The page opens on the tracks of this many incidents (the first by number); a picker
@@ -40,7 +41,7 @@ FOLLOWED_INCIDENTS = 5
 #: run's files keep every point).
 DISPLAY_EVERY_S = 600
 
-#: A run's table as its reader gives it (a GeoDataFrame for the trajectories).
+#: A run's table as its reader gives it.
 Table = TypeVar("Table", bound=pd.DataFrame)
 
 
@@ -52,7 +53,8 @@ class RunFiles:
     Attributes
     ----------
     trajectories
-        One WGS84 point per agent and time step (`TRACK_COLUMNS`).
+        One row per agent and time step (`TRACK_COLUMNS`), his WGS84 point in ``lon`` and
+        ``lat`` (as `refuge_map.simulation.Run` holds it: no geometry object per row).
     events
         One row per event (`EVENT_COLUMNS`): arrivals, captures, deterrence, trials...
     summary
@@ -62,13 +64,13 @@ class RunFiles:
         The run's ``scenario.json`` (empty if the run wrote none): its name and description.
     """
 
-    trajectories: gpd.GeoDataFrame
+    trajectories: pd.DataFrame
     events: pd.DataFrame
     summary: dict[str, Any] = field(default_factory=dict)
     scenario: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def flight(self) -> gpd.GeoDataFrame:
+    def flight(self) -> pd.DataFrame:
         """The trajectory rows of the flight and pursuit: up to the scenario's horizon.
 
         The exile's rows follow (one at each of his events, over years, so that joining them
@@ -125,14 +127,14 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
     path = Path(folder)
     if not path.is_dir():
         raise RefugeError("run folder not found", source=str(path))
-    trajectories = _read_table(path / "trajectories.parquet", TRACK_COLUMNS, gpd.read_parquet)
+    trajectories = _read_table(path / "trajectories.parquet", TRACK_COLUMNS, _read_tracks)
     if trajectories.empty:
         raise RefugeError("the run has no trajectory rows", source=str(path))
     events = _read_table(path / "events.parquet", EVENT_COLUMNS, pd.read_parquet)
     summary = _read_json(path / "summary.json")
     _check_trees(summary.get("trees") or [], source=str(path / "summary.json"))
     return RunFiles(
-        trajectories.to_crs(WGS84),
+        trajectories,
         pd.DataFrame(events),
         summary,
         _read_json(path / "scenario.json"),
@@ -168,6 +170,19 @@ def _read_json(path: Path) -> dict[str, Any]:
         return dict(json.loads(path.read_text(encoding="utf-8")))
     except (ValueError, TypeError) as bad:
         raise RefugeError(f"not a JSON object: {bad}", source=str(path)) from bad
+
+
+def _read_tracks(path: Path) -> pd.DataFrame:
+    """The rows of a ``trajectories.parquet`` (`read_tracks`), their points in WGS84
+    (reprojected from the file's CRS, if another tool wrote it in another)."""
+    tracks = read_tracks(path)
+    geo = json.loads(pq.read_schema(path).metadata.get(b"geo", b"{}"))
+    crs = geo.get("columns", {}).get("geometry", {}).get("crs")
+    if crs is None or CRS.from_user_input(crs) == CRS.from_user_input(WGS84):
+        return tracks
+    to_wgs84 = Transformer.from_crs(CRS.from_user_input(crs), WGS84, always_xy=True)
+    lon, lat = to_wgs84.transform(tracks["lon"].to_numpy(), tracks["lat"].to_numpy())
+    return tracks.assign(lon=lon, lat=lat)
 
 
 def _read_table(path: Path, columns: tuple[str, ...], read: Callable[[Path], Table]) -> Table:
@@ -220,7 +235,7 @@ def add_run_layers(fmap: folium.Map, run: RunFiles) -> list[tuple[Swatch, str, s
     return entries
 
 
-def _display_rows(tracks: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+def _display_rows(tracks: pd.DataFrame) -> pd.DataFrame:
     """The rows the slider shows: each agent's first row in every `DISPLAY_EVERY_S`, and his
     last. Escorts walk with their manslayer (Mishnah Makkot 2:5): his track is theirs."""
     tracks = tracks[tracks["role"] != "escort"].sort_values(
@@ -232,7 +247,7 @@ def _display_rows(tracks: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     return tracks[first | last]
 
 
-def _escorted(tracks: gpd.GeoDataFrame) -> set[int]:
+def _escorted(tracks: pd.DataFrame) -> set[int]:
     """The incidents whose manslayer has escorts."""
     return set(tracks.loc[tracks["role"] == "escort", "incident"].astype(int))
 
@@ -254,13 +269,13 @@ def _role_style(role: str) -> dict[str, dict[str, Any]]:
 
 
 def _track_features(
-    tracks: gpd.GeoDataFrame, *, escorted: set[int], killed_at: pd.Series
+    tracks: pd.DataFrame, *, escorted: set[int], killed_at: pd.Series
 ) -> Iterator[Track]:
     """One timestamped line per agent (`tracks` sorted by agent and time), its times counted
     from his incident's killing; its last point marks the agent."""
     codes, agents = pd.factorize(tracks["agent_id"])
     cuts = np.flatnonzero(np.diff(codes)) + 1
-    coords = np.split(shapely.get_coordinates(tracks.geometry.to_numpy()), cuts)
+    coords = np.split(tracks[["lon", "lat"]].to_numpy(), cuts)
     origin = killed_at.reindex(tracks["incident"]).to_numpy()
     times = np.split(np.asarray(slider_times(tracks["since_killing_s"], origin_s=origin)), cuts)
     agent_rows = _agents(tracks).loc[agents].itertuples()

@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-import geopandas as gpd
 import numpy as np
-import shapely
+import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.colors import BoundaryNorm, ListedColormap
@@ -210,13 +209,13 @@ def _draw_run(ax: Axes, run: RunFiles) -> None:
         ax.scatter(x, y, s=12, color=color, edgecolors="black", linewidths=0.3, zorder=6)
 
 
-def _draw_tracks(ax: Axes, flight: gpd.GeoDataFrame) -> None:
+def _draw_tracks(ax: Axes, flight: pd.DataFrame) -> None:
     """One light line per agent (in the region's metric CRS), a collection per role."""
     # an escort walks with his manslayer: the same track
     points = flight[flight["role"] != "escort"].sort_values(["agent_id", "since_killing_s"])
     if points.empty:
         return
-    lon, lat = shapely.get_coordinates(points.geometry.to_numpy()).T
+    lon, lat = points["lon"].to_numpy(), points["lat"].to_numpy()
     agent = points["agent_id"].to_numpy()
     starts = np.flatnonzero(np.r_[True, agent[1:] != agent[:-1]])  # each agent's first row
     lines = np.split(np.column_stack(to_metric(lon, lat)), starts[1:])
