@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import resource
 import statistics
 import sys
@@ -88,6 +87,8 @@ from refuge_map.simulation.engine import Flight, fly, run_flight
 from refuge_map.simulation.replications import replication_seeds
 from refuge_map.simulation.scenario import load_scenario
 from refuge_map.simulation.stack import fly_stacked
+
+from _timing import clock, load, median
 
 DT_S = 60.0
 STEPS = 60  # one hour of flight
@@ -422,11 +423,6 @@ def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, flo
     return active / seconds, active / cpu_seconds
 
 
-def median_rate(rates: list[tuple[float, float]]) -> tuple[float, float]:
-    """The median of runs' (wall, CPU) rates, each taken separately."""
-    return statistics.median(r[0] for r in rates), statistics.median(r[1] for r in rates)
-
-
 def interleaved(runs: dict[str, Callable[[], tuple[float, float]]]) -> dict[str, list[Any]]:
     """`REPEATS` rounds of every run in `runs` in turn (one of each, then again), so that a
     slow spell of a loaded machine falls on all of them alike: each run's (wall, CPU) rates."""
@@ -435,11 +431,6 @@ def interleaved(runs: dict[str, Callable[[], tuple[float, float]]]) -> dict[str,
         for name, run in runs.items():
             rates[name].append(run())
     return rates
-
-
-def load() -> str:
-    """The machine's load averages (1, 5, 15 minutes), to print beside the figures."""
-    return "load " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # label and avenger class of each Mesa-Geo model
@@ -459,13 +450,13 @@ def mesa_comparison() -> None:
     )
     for agents in SIZES:
         w = world(agents // 2)
-        hour, hour_cpu = median_rate([bench_engine(w) for _ in range(REPEATS)])
+        hour, hour_cpu = median([bench_engine(w) for _ in range(REPEATS)])
         runs = {"engine": lambda w=w: bench_engine(w, MESA_STEPS)} | {
             label: lambda w=w, avenger=avenger: bench_mesa(w, avenger, MESA_STEPS)
             for label, avenger in VARIANTS
         }
         rates = interleaved(runs)
-        engine, engine_cpu = median_rate(rates["engine"])
+        engine, engine_cpu = median(rates["engine"])
         peak = engine_peak_mb(w)
         print(
             f"{agents:,} agents: engine {engine:,.0f} agent-steps/s (CPU {engine_cpu:,.0f}) "
@@ -473,7 +464,7 @@ def mesa_comparison() -> None:
             f"{STEPS}; peak {peak:.1f} MB; {load()}"
         )
         for label, _ in VARIANTS:
-            rate, rate_cpu = median_rate(rates[label])
+            rate, rate_cpu = median(rates[label])
             print(
                 f"  mesa-geo, {label + ':':<34} {rate:>9,.0f} agent-steps/s "
                 f"(CPU {rate_cpu:,.0f}) over {MESA_STEPS} steps; "
@@ -499,9 +490,7 @@ def active_agent_steps(flight: Flight, steps: int) -> float:
 def timed_flights(fly: Callable[[], list[Flight]], steps: int) -> tuple[float, float, float]:
     """Wall and CPU seconds of `fly` (set-up and splitting included) and the active
     agent-steps of the flights it returns."""
-    start, cpu = time.perf_counter(), time.process_time()
-    flights = fly()
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    flights, (wall, cpu) = clock(fly)
     return wall, cpu, sum(active_agent_steps(f, steps) for f in flights)
 
 
@@ -563,12 +552,9 @@ def compiled_start() -> None:
     cache or compiled) against the same flight again: what the compiled step adds to a run's
     start."""
     w = world(8)
-    seconds = []
-    for _ in range(2):
-        start, cpu = time.perf_counter(), time.process_time()
-        run_flight(w, **HOUR_UNRECORDED)
-        seconds.append((time.perf_counter() - start, time.process_time() - cpu))
-    (first, first_cpu), (again, again_cpu) = seconds
+    (_, (first, first_cpu)), (_, (again, again_cpu)) = (
+        clock(run_flight, w, **HOUR_UNRECORDED) for _ in range(2)
+    )
     print(
         f"compiled step: first flight {first:.2f} s wall ({first_cpu:.2f} s CPU: numba's "
         f"import and its cached kernels), then {again:.3f} s ({again_cpu:.3f} s CPU); {load()}"
