@@ -1,7 +1,8 @@
 """The summary of the exile phase: outcomes, years in exile, life exiles, office, rent.
 
-Counted with numpy over the manslayers' columns (one pass per figure, no group of rows built):
-a run's replications summarize their exile each, so its cost is paid once per replication.
+Counted with numpy over the manslayers' columns (one pass per figure, no group of rows built).
+A run summarizes its exile whole (`summarize_exile`); the replications after the first read
+only the blocks of their headline (`exile_headline`).
 """
 
 from __future__ import annotations
