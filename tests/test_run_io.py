@@ -18,7 +18,7 @@ from refuge_map.simulation import (
     simulate,
     write_run,
 )
-from refuge_map.simulation.events import OUTCOME_EVENTS
+from refuge_map.simulation.events import EVENT_KINDS, OUTCOME_EVENTS, Coded, EventLog
 from refuge_map.simulation.io import RUN_FILES, write_parquet
 from refuge_map.simulation.run import _lexorder, agent_ids, outcome_rules
 
@@ -105,10 +105,6 @@ def test_events_written_a_row_group_at_a_time_are_the_file_pandas_writes(
 
 
 def test_an_event_logged_with_coded_texts_reads_as_with_the_texts() -> None:
-    import numpy as np
-
-    from refuge_map.simulation.events import EVENT_KINDS, EventLog
-
     texts = np.array(["bezer", "hebron", "golan", ""])
     codes = np.array([1, 3, 1, 0])
     logs = [EventLog(60.0, EVENT_KINDS) for _ in range(2)]
@@ -126,10 +122,6 @@ def test_an_event_logged_with_coded_texts_reads_as_with_the_texts() -> None:
 def test_events_coded_on_shared_and_separate_tables_read_as_their_texts() -> None:
     """Parts coded into one shared table and into others (a categorical of int8 codes after
     a table of 200 texts) read as the same events logged with the texts themselves."""
-    import numpy as np
-
-    from refuge_map.simulation.events import EVENT_KINDS, Coded, EventLog
-
     many = np.array([f"town {k:03d}" for k in range(200)])
     few = np.array(["bezer", "hebron", "golan"])
     kedesh_ramoth = pd.Categorical.from_codes(np.array([1, 0], dtype=np.int8), ["ramoth", "kedesh"])

@@ -217,3 +217,17 @@ def test_bad_network_options_say_what_is_wrong(
     with pytest.raises(RefugeError, match=message) as caught:
         load_scenario(write(tmp_path, data))
     assert "field 'network" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("section", "field"),
+    [("cities", "population"), ("fugitive", "knows_law_p"), ("exile", "horizon_years")],
+)
+def test_a_nan_in_any_section_is_refused_naming_it(
+    tmp_path: Path, section: str, field: str
+) -> None:
+    # every section is `refuge_map._strict.Strict`, the cities' too: NaN is no number
+    data = {"name": "bad", "incidents": [{"place": "jerusalem"}], section: {field: float("nan")}}
+    with pytest.raises(RefugeError) as caught:
+        load_scenario(write(tmp_path, data))
+    assert f"field '{section}.{field}'" in str(caught.value)

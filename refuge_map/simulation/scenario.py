@@ -589,13 +589,16 @@ def _known_site(site: str) -> str:
     return site
 
 
-def _preset_or(preset: Any, other: Any, other_tag: str) -> Any:
+def _preset_or(preset: Any, other: Any, other_tag: str) -> GetPydanticSchema:
     """A field that takes a preset name (a string) or another form, told apart by type, so
-    that an error names the form the file used: ``network.cubit.metres``."""
-    return Annotated[
-        Annotated[preset, Tag("preset")] | Annotated[other, Tag(other_tag)],
-        Discriminator(lambda value: "preset" if isinstance(value, str) else other_tag),
-    ]
+    that an error names the form the file used: ``network.cubit.metres``; the metadata of
+    ``Annotated[A | B, _preset_or(...)]`` (a union built at run time, `validated_as`)."""
+    return validated_as(
+        Annotated[
+            Annotated[preset, Tag("preset")] | Annotated[other, Tag(other_tag)],
+            Discriminator(lambda value: "preset" if isinstance(value, str) else other_tag),
+        ]
+    )
 
 
 #: The ids of the `added_cities` of the network options being validated (`NetworkOptions`
@@ -661,12 +664,13 @@ class AddedCitySpec(Strict):
 class NetworkOptions(Strict):
     """The opinions the geography is built on (passed to `geo.load_network`)."""
 
-    candidates: _preset_or(  # type: ignore[valid-type]  # built at run time
-        Literal["best"], dict[CityId, Annotated[str, AfterValidator(_known_site)]], "sites"
-    ) = Field("best", description="`best`, or a mapping city id -> candidate site id.")
-    cubit: _preset_or(  # type: ignore[valid-type]  # built at run time
-        CubitPreset, float, "metres"
-    ) = Field(
+    candidates: Annotated[
+        str | dict[str, str],
+        _preset_or(
+            Literal["best"], dict[CityId, Annotated[str, AfterValidator(_known_site)]], "sites"
+        ),
+    ] = Field("best", description="`best`, or a mapping city id -> candidate site id.")
+    cubit: Annotated[str | float, _preset_or(CubitPreset, float, "metres")] = Field(
         DISPUTES["network.cubit"].default,
         description="The cubit: a preset name or metres (0.3-0.8).",
         json_schema_extra=sourced(DISPUTES["network.cubit"].citation, unit="m or preset"),
@@ -675,9 +679,7 @@ class NetworkOptions(Strict):
         DISPUTES["network.techum"].default,
         description="Shape of the Sabbath boundary (Mishnah Eruvin 5:1).",
     )
-    techum_cubits: _preset_or(  # type: ignore[valid-type]  # built at run time
-        TechumPreset, float, "cubits"
-    ) = Field(
+    techum_cubits: Annotated[str | float, _preset_or(TechumPreset, float, "cubits")] = Field(
         DISPUTES["network.techum_cubits"].default,
         description="Breadth of the protecting boundary: a preset or cubits.",
         json_schema_extra=sourced(
@@ -688,11 +690,14 @@ class NetworkOptions(Strict):
         DISPUTES["network.bough_opinion"].default,
         description="Reading of the bough rule (Mishnah Makkot 2:7; Makkot 12a-b).",
     )
-    designation: _preset_or(  # type: ignore[valid-type]  # built at run time
-        Literal["all_six", "moses_then_joshua"],
-        Annotated[tuple[DesignationStep, ...], Field(min_length=1)],
-        "steps",
-    ) = Field(
+    designation: Annotated[
+        str | tuple[DesignationStep, ...],
+        _preset_or(
+            Literal["all_six", "moses_then_joshua"],
+            Annotated[tuple[DesignationStep, ...], Field(min_length=1)],
+            "steps",
+        ),
+    ] = Field(
         "all_six",
         description="`all_six` (from the start), `moses_then_joshua` (east at year 0, west at "
         "year 14), or a list of steps in year order.",
@@ -786,13 +791,13 @@ class NetworkOptions(Strict):
     def load_kwargs(self) -> dict[str, Any]:
         """These options as keyword arguments of `geo.load_network`."""
         designated: Any
-        if self.designation == "all_six":
-            designated = ALL_SIX
-        elif self.designation == "moses_then_joshua":
-            designated = MOSES_THEN_JOSHUA
-        else:
+        if isinstance(self.designation, tuple):
             designated = [
                 {"t": s.year, "cities": s.cities, "source": s.source} for s in self.designation
+            ]
+        else:
+            designated = {"all_six": ALL_SIX, "moses_then_joshua": MOSES_THEN_JOSHUA}[
+                self.designation
             ]
         return {
             "cubit_m": self.cubit,

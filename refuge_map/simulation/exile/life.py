@@ -66,8 +66,6 @@ class ExileLife:
     def ledger(self) -> pd.DataFrame:
         """Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city, by
         incident and the year the stay began; empty under R. Meir."""
-        if not len(self.rent["incident"]):
-            return pd.DataFrame({k: [] for k in LEDGER})
         return pd.DataFrame(self.rent)
 
     @property

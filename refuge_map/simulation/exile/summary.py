@@ -1,7 +1,8 @@
 """The summary of the exile phase: outcomes, years in exile, life exiles, office, rent.
 
-Counted with numpy over the manslayers' columns (one pass per figure, no group of rows built):
-a run's replications summarize their exile each, so its cost is paid once per replication.
+Counted with numpy over the manslayers' columns (one pass per figure, no group of rows built).
+A run summarizes its exile whole (`summarize_exile`); the replications after the first read
+only the blocks of their headline (`exile_headline`).
 """
 
 from __future__ import annotations
@@ -113,19 +114,21 @@ def exile_headline(life: ExileLife) -> dict[str, Any]:
 def summarize_exile(life: ExileLife) -> dict[str, Any]:
     """Outcomes of every manslayer (overall, by city fled to, by verdict, by case), years in
     exile, life exiles and why, goings-out, killings inside, office and rent, the manslayers
-    living in each city over the years, the opinions."""
+    living in each city over the years, the opinions (its ``outcomes`` and ``years_in_exile``
+    those of `exile_headline`, one path for both)."""
     column, rent = life.by_incident, life.rent["rent"]
+    headline = exile_headline(life)
     entered_y = column["entered_y"].astype(float)
     entered = ~np.isnan(entered_y)
     codes = _outcome_codes(column["outcome"])
     reasons = column["life_reason"][entered]
     return {
-        "outcomes": _counts(codes),
+        "outcomes": headline["outcomes"],
         "by_city": _counts_by(column["fled_to"], codes),
         "by_verdict": _counts_by(column["verdict"], codes),
         "by_case": _counts_by(column["case"], codes),
         "life_exiles": {key: int((reasons == key).sum()) for key in LIFE_REASONS.values()},
-        "years_in_exile": _years_in_exile(column),
+        "years_in_exile": headline["years_in_exile"],
         "deterred_on_trial_road": int(column["deterred_on_trial_road"].sum()),
         "went_out": int(column["went_out"].sum()),
         "killed_again": int(column["killed_again"].sum()),
