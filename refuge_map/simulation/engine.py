@@ -276,6 +276,7 @@ _ROWS = (
     "asked",
     "since",
     "walked",
+    "walking",
     "clear_until",
     "nowhere",
     "never_captured",
@@ -546,8 +547,7 @@ class _Pursuit:
         when he set out (`since`), walking `walk_s` of every 24 hours from then and resting
         the rest (`travel.walked_s`): for one who rests, the seconds walked by `t` less those
         walked by `t_prev` (the previous step's time, `walked`), both movers' at once
-        (`_compiled.clock`)."""
-        self.walking = np.empty_like(self.walked)
+        (`_compiled.clock`, every row written in place)."""
         compiled().clock(t, t_prev, self.dt_s, self.since, self.walk_s, self.walked, self.walking)
 
     def _flee(self, step: int, t: float, started: Bools) -> None:
