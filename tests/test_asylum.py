@@ -156,6 +156,20 @@ def test_the_compiled_test_gives_geos_verdicts_on_and_about_the_boundaries(netwo
     assert 0 < (expected >= 0).sum() < len(xy)
 
 
+def test_the_compiled_zone_of_answers_no_positions_and_one_scalar_as_geos(network):
+    asylum = network.asylum
+    fast = _compiled_copy(asylum)
+    none = np.array([], dtype=np.float64)
+    assert fast.zone_of(none, none).shape == asylum.zone_of(none, none).shape == (0,)
+    site = shapely.get_coordinates(network.cities["site"].to_numpy())[0]
+    for intends in (True, False):
+        expected = asylum.zone_of(site[0], site[1], intends_refuge=intends)
+        got = fast.zone_of(site[0], site[1], intends_refuge=intends)
+        assert got.shape == expected.shape == ()
+        assert got == expected
+    assert asylum.zone_of(site[0], site[1]) >= 0  # the town is in its zone
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     x=st.floats(-3, 3),
