@@ -587,10 +587,10 @@ class _Pursuit:
                 climbs,
             ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
-        # only who is asked now (all in flight) can be found in a city: one found in flight
-        # before arrived then or was turned away (`_admit`)
-        arrive = self._ask_asylum(ask)
-        turned = arrive[:0]
+        # only who is asked now can be found in a city: one found in flight before arrived
+        # then or was turned away (`_admit`)
+        found = self._ask_asylum(ask)
+        arrive, turned = found[in_flight[found]], found[:0]
         if arrive.size:
             received = self._admit(arrive, step, t)
             arrive, turned = arrive[received], arrive[~received]
