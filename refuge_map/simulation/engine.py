@@ -588,7 +588,8 @@ class _Pursuit:
             ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
         # only who is asked now can be found in a city: one found in flight before arrived
-        # then or was turned away (`_admit`)
+        # then or was turned away (`_admit`); and only who is in flight arrives (all asked
+        # here are, but the shortcut test's reference asks also of those not yet started)
         found = self._ask_asylum(ask)
         arrive, turned = found[in_flight[found]], found[:0]
         if arrive.size:
