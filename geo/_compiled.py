@@ -56,6 +56,12 @@ def _verdict(px: float, py: float, z: int, rings: Rings) -> int:
     return IN if inside else OUT
 
 
+@njit(cache=True, inline="always")
+def _in_box(px: float, py: float, bounds: Floats, z: int) -> bool:
+    """Whether (`px`, `py`) is within zone `z`'s bounding box (left, bottom, right, top)."""
+    return bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]
+
+
 @njit(cache=True)
 def inside(
     x: Floats,
@@ -71,7 +77,7 @@ def inside(
     for i in range(len(x)):
         px, py = x[i], y[i]
         for z in range(len(bounds)):
-            if not (bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]):
+            if not _in_box(px, py, bounds, z):
                 out[i, z] = OUT
                 continue
             out[i, z] = _verdict(px, py, z, rings)
@@ -103,7 +109,7 @@ def zone_of(
             z = order[k]
             if needs_intent[z] and not intends[i]:
                 continue
-            if not (bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]):
+            if not _in_box(px, py, bounds, z):
                 continue
             verdict = _verdict(px, py, z, rings)
             if verdict == UNSURE:

@@ -126,8 +126,7 @@ class Asylum:
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         if self._rings is not None:  # compiled (`compile`): GEOS only near a boundary
             zone = np.empty(x.size, dtype=np.intp)
-            intends = np.asarray(intends_refuge, dtype=bool)
-            intends = np.full(x.size, intends) if intends.ndim == 0 else intends.ravel()
+            intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape).ravel()
             if self._kernels.zone_of(
                 np.ascontiguousarray(x.ravel()),
                 np.ascontiguousarray(y.ravel()),

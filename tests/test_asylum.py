@@ -156,6 +156,32 @@ def test_the_compiled_test_gives_geos_verdicts_on_and_about_the_boundaries(netwo
     assert 0 < (expected >= 0).sum() < len(xy)
 
 
+def test_the_compiled_zone_of_answers_no_positions_and_one_scalar_as_geos(network):
+    asylum = network.asylum
+    fast = _compiled_copy(asylum)
+    none = np.array([], dtype=np.float64)
+    assert fast.zone_of(none, none).shape == asylum.zone_of(none, none).shape == (0,)
+    site = shapely.get_coordinates(network.cities["site"].to_numpy())[0]
+    for intends in (True, False):
+        expected = asylum.zone_of(site[0], site[1], intends_refuge=intends)
+        got = fast.zone_of(site[0], site[1], intends_refuge=intends)
+        assert got.shape == expected.shape == ()
+        assert got == expected
+    assert asylum.zone_of(site[0], site[1]) >= 0  # the town is in its zone
+
+
+def test_the_compiled_zone_of_broadcasts_one_intent_over_the_positions_as_geos():
+    zones = np.array([shapely.box(5, 5, 6, 6), shapely.box(-1, -1, 1, 1)], dtype=object)
+    needs_intent = np.array([False, True])  # the second holds only one who intends refuge
+    slow, fast = Asylum(zones, zones, needs_intent), Asylum(zones, zones, needs_intent)
+    fast.compile()
+    x, y = np.zeros(200), np.linspace(-0.5, 0.5, 200)
+    for intends, zone in ((np.array([True]), 1), (np.array([False]), -1)):
+        expected = slow.zone_of(x, y, intends_refuge=intends)
+        np.testing.assert_array_equal(expected, np.full(200, zone))
+        np.testing.assert_array_equal(fast.zone_of(x, y, intends_refuge=intends), expected)
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     x=st.floats(-3, 3),

@@ -276,6 +276,7 @@ _ROWS = (
     "asked",
     "since",
     "walked",
+    "walking",
     "clear_until",
     "nowhere",
     "never_captured",
@@ -546,8 +547,7 @@ class _Pursuit:
         when he set out (`since`), walking `walk_s` of every 24 hours from then and resting
         the rest (`travel.walked_s`): for one who rests, the seconds walked by `t` less those
         walked by `t_prev` (the previous step's time, `walked`), both movers' at once
-        (`_compiled.clock`)."""
-        self.walking = np.empty_like(self.walked)
+        (`_compiled.clock`, every row written in place)."""
         compiled().clock(t, t_prev, self.dt_s, self.since, self.walk_s, self.walked, self.walking)
 
     def _flee(self, step: int, t: float, started: Bools) -> None:
@@ -588,7 +588,8 @@ class _Pursuit:
             ):
                 self._event("climbs_tree", climbs, FUGITIVE, t, step, self.fxy)
         # only who is asked now can be found in a city: one found in flight before arrived
-        # then or was turned away (`_admit`)
+        # then or was turned away (`_admit`); and only who is in flight arrives (all asked
+        # here are, but the shortcut test's reference asks also of those not yet started)
         found = self._ask_asylum(ask)
         arrive, turned = found[in_flight[found]], found[:0]
         if arrive.size:

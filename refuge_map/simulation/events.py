@@ -391,6 +391,8 @@ def _coded_texts(
     table the parts share once: thousands of parts name a few tables) and which of its texts
     the rows use: one pass over the rows, not a `numpy.unique` per part. (A code of -1 reads
     its table's last text, as indexing the table with it would.)"""
+    if not parts:
+        return np.array([], np.intp), np.array([], str), np.array([], bool)
     start: dict[int, int] = {}  # by the identity of a part's table: where it starts in `table`
     tables: list[NDArray[np.str_]] = []
     at, size = np.empty(len(parts), dtype=np.intp), np.empty(len(parts), dtype=np.intp)
@@ -400,8 +402,6 @@ def _coded_texts(
             start[id(texts)] = sum(len(t) for t in tables)
             tables.append(np.asarray(texts, dtype=str))
         at[k], size[k] = start[id(texts)], len(texts)
-    if not parts:
-        return np.array([], np.intp), np.array([], str), np.array([], bool)
     table = np.concatenate(tables)
     rows = [len(part) for part in parts]
     code = np.concatenate([part.codes for part in parts], dtype=np.intp)
