@@ -441,6 +441,24 @@ def test_missing_columns_are_named_together(tmp_path):
         read_run_files(folder)
 
 
+@pytest.mark.parametrize(
+    ("spoil", "needle"),
+    [
+        (lambda t: t.drop_columns(["geometry"]), "no 'geometry' column"),
+        (lambda t: t.replace_schema_metadata(None), r"no GeoParquet metadata \('geo'\)"),
+    ],
+    ids=["no geometry", "no geo metadata"],
+)
+def test_tracks_that_are_no_geoparquet_of_points_are_clear_errors(tmp_path, spoil, needle):
+    import pyarrow.parquet as pq
+
+    folder = simulate_tiny(tmp_path / "run")
+    path = folder / "trajectories.parquet"
+    pq.write_table(spoil(pq.read_table(path)), path)
+    with pytest.raises(RefugeError, match=f"trajectories.parquet: cannot read the table: {needle}"):
+        read_run_files(folder)
+
+
 def test_run_points_are_read_in_wgs84(tmp_path):
     """The run's points as written (lon, lat), and so from a file another tool wrote in
     another CRS (Israeli TM, EPSG:2039): reprojected back, not taken as degrees."""

@@ -174,9 +174,20 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _read_tracks(path: Path) -> pd.DataFrame:
     """The rows of a ``trajectories.parquet`` (`read_tracks`), their points in WGS84
-    (reprojected from the file's CRS, if another tool wrote it in another)."""
+    (reprojected from the file's CRS, if another tool wrote it in another).
+
+    Raises
+    ------
+    ValueError
+        If the file is no GeoParquet (no ``geo`` metadata) or has no ``geometry`` column.
+    """
+    schema = pq.read_schema(path)
+    geo = json.loads((schema.metadata or {}).get(b"geo", b"null"))
+    if not isinstance(geo, dict):
+        raise ValueError("no GeoParquet metadata ('geo')")
+    if "geometry" not in schema.names:
+        raise ValueError("no 'geometry' column")
     tracks = read_tracks(path)
-    geo = json.loads(pq.read_schema(path).metadata.get(b"geo", b"{}"))
     crs = geo.get("columns", {}).get("geometry", {}).get("crs")
     if crs is None or CRS.from_user_input(crs) == CRS.from_user_input(WGS84):
         return tracks
