@@ -20,7 +20,15 @@ from geo import WGS84
 from refuge_map._cells import as_float, as_int
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import cited, esc, popup_parts, popup_table, since_killing
+from refuge_map.render._html import (
+    CircleMarker,
+    Popup,
+    cited,
+    esc,
+    popup_parts,
+    popup_table,
+    since_killing,
+)
 from refuge_map.render._markers import MarkerLayer
 from refuge_map.render._slider import TimeSlider, Track, slider_times
 from refuge_map.render._style import (
@@ -398,14 +406,14 @@ def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:
             [[trunk_lat, trunk_lon], [bough_lat, bough_lon]], color=TREE, weight=3
         ).add_to(layer)
         for lat, lon, radius in ((trunk_lat, trunk_lon, 4), (bough_lat, bough_lon, 7)):
-            folium.CircleMarker(
+            CircleMarker(
                 [lat, lon],
                 radius=radius,
                 color=TREE,
                 fill=True,
                 fill_opacity=0.7,
                 class_name="refuge-tree",
-                popup=folium.Popup(popup, max_width=320),
+                popup=Popup(popup, max_width=320),
             ).add_to(layer)
     return layer
 
