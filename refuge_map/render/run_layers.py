@@ -197,9 +197,10 @@ def _read_tracks(path: Path) -> pd.DataFrame:
         raise ValueError("no 'geometry' column")
     tracks = read_tracks(path)
     crs = geo.get("columns", {}).get("geometry", {}).get("crs")
-    if crs is None or CRS.from_user_input(crs) == CRS.from_user_input(WGS84):
+    written_in = WGS84 if crs is None else CRS.from_user_input(crs)
+    if written_in == WGS84:
         return tracks
-    to_wgs84 = Transformer.from_crs(CRS.from_user_input(crs), WGS84, always_xy=True)
+    to_wgs84 = Transformer.from_crs(written_in, WGS84, always_xy=True)
     lon, lat = to_wgs84.transform(tracks["lon"].to_numpy(), tracks["lat"].to_numpy())
     return tracks.assign(lon=lon, lat=lat)
 
