@@ -441,13 +441,25 @@ def test_missing_columns_are_named_together(tmp_path):
         read_run_files(folder)
 
 
+def _with_crs(crs: str) -> Any:
+    """A spoiler of a GeoParquet table: its geometry's CRS in the ``geo`` metadata set to `crs`."""
+
+    def spoil(table: Any) -> Any:
+        geo = json.loads(table.schema.metadata[b"geo"])
+        geo["columns"]["geometry"]["crs"] = crs
+        return table.replace_schema_metadata({**table.schema.metadata, b"geo": json.dumps(geo)})
+
+    return spoil
+
+
 @pytest.mark.parametrize(
     ("spoil", "needle"),
     [
         (lambda t: t.drop_columns(["geometry"]), "no 'geometry' column"),
         (lambda t: t.replace_schema_metadata(None), r"no GeoParquet metadata \('geo'\)"),
+        (_with_crs("EPSG:999999"), "unknown CRS of the geometry"),
     ],
-    ids=["no geometry", "no geo metadata"],
+    ids=["no geometry", "no geo metadata", "unknown crs"],
 )
 def test_tracks_that_are_no_geoparquet_of_points_are_clear_errors(tmp_path, spoil, needle):
     import pyarrow.parquet as pq

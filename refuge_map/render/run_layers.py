@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from pyproj import CRS, Transformer
+from pyproj.exceptions import CRSError
 
 from geo import WGS84
 from refuge_map._cells import as_float, as_int
@@ -187,7 +188,8 @@ def _read_tracks(path: Path) -> pd.DataFrame:
     Raises
     ------
     ValueError
-        If the file is no GeoParquet (no ``geo`` metadata) or has no ``geometry`` column.
+        If the file is no GeoParquet (no ``geo`` metadata), has no ``geometry`` column, or
+        names a CRS pyproj does not know.
     """
     schema = pq.read_schema(path)
     geo = json.loads((schema.metadata or {}).get(b"geo", b"null"))
@@ -197,7 +199,10 @@ def _read_tracks(path: Path) -> pd.DataFrame:
         raise ValueError("no 'geometry' column")
     tracks = read_tracks(path)
     crs = geo.get("columns", {}).get("geometry", {}).get("crs")
-    written_in = WGS84 if crs is None else CRS.from_user_input(crs)
+    try:
+        written_in = WGS84 if crs is None else CRS.from_user_input(crs)
+    except CRSError as unknown:
+        raise ValueError(f"unknown CRS of the geometry: {unknown}") from unknown
     if written_in == WGS84:
         return tracks
     to_wgs84 = Transformer.from_crs(written_in, WGS84, always_xy=True)
