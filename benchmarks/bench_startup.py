@@ -48,7 +48,9 @@ REPEATS = 5
 _RUN_CLI = "from refuge_map import cli; getattr(cli, 'script', cli.main)()"
 #: The console script's code (`refuge_map.cli.script`; `main` in checkouts before it), printing
 #: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
-#: command done (the first exit handler: registered last) and of its last exit handler.
+#: command done (an exit handler registered just before the command: those the command
+#: registers, `refuge_map.cli._leave_quickly`'s among them, run before it and count as the
+#: command's) and of its last exit handler.
 _PROBED_CLI = """
 import atexit, json, sys, time
 marks = {"first_line": time.time()}

@@ -26,7 +26,8 @@ _GPKG_DATE = "2000-01-01T00:00:00.000Z"
 #: fsync at every commit (a GeoPackage of a dozen layers commits dozens of times: 0.6-1.2 s of
 #: waiting on the disk in `refuge demo`, for the same bytes). A reader still never sees a
 #: half-written file: every GeoPackage is written to a temporary name and renamed whole
-#: (`refuge_map._atomic`), as the package's other files are, none of which is fsynced either.
+#: (`refuge_map._atomic`), as the package's other files are (none of them fsynced but a
+#: sweep's manifest, whose appended lines are what a resumed sweep trusts).
 _GPKG_CONFIG = {"OGR_CURRENT_DATE": _GPKG_DATE, "OGR_SQLITE_SYNCHRONOUS": "OFF"}
 
 

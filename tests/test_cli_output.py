@@ -148,3 +148,26 @@ def test_the_console_script_leaves_with_the_commands_code_and_all_its_output(
     )
     assert done.returncode == code
     assert getattr(done, stream).startswith(text) and getattr(done, stream).endswith("\n")
+
+
+@pytest.mark.parametrize(
+    ("closed", "args", "code"),
+    [("stdout", ["--version"], 0), ("stderr", ["judge", "no-such-case.yaml"], 2)],
+)
+def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_closed(
+    closed: str, args: list[str], code: int
+) -> None:
+    # a stream whose descriptor was closed when the interpreter started is None in `sys`
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"import sys; sys.{closed} = None; from refuge_map.cli import script; script()",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd="/",
+    )
+    assert done.returncode == code, done.stderr
+    assert "Traceback" not in done.stderr

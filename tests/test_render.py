@@ -441,6 +441,36 @@ def test_missing_columns_are_named_together(tmp_path):
         read_run_files(folder)
 
 
+def _with_crs(crs: str) -> Any:
+    """A spoiler of a GeoParquet table: its geometry's CRS in the ``geo`` metadata set to `crs`."""
+
+    def spoil(table: Any) -> Any:
+        geo = json.loads(table.schema.metadata[b"geo"])
+        geo["columns"]["geometry"]["crs"] = crs
+        return table.replace_schema_metadata({**table.schema.metadata, b"geo": json.dumps(geo)})
+
+    return spoil
+
+
+@pytest.mark.parametrize(
+    ("spoil", "needle"),
+    [
+        (lambda t: t.drop_columns(["geometry"]), "no 'geometry' column"),
+        (lambda t: t.replace_schema_metadata(None), r"no GeoParquet metadata \('geo'\)"),
+        (_with_crs("EPSG:999999"), "unknown CRS of the geometry"),
+    ],
+    ids=["no geometry", "no geo metadata", "unknown crs"],
+)
+def test_tracks_that_are_no_geoparquet_of_points_are_clear_errors(tmp_path, spoil, needle):
+    import pyarrow.parquet as pq
+
+    folder = simulate_tiny(tmp_path / "run")
+    path = folder / "trajectories.parquet"
+    pq.write_table(spoil(pq.read_table(path)), path)
+    with pytest.raises(RefugeError, match=f"trajectories.parquet: cannot read the table: {needle}"):
+        read_run_files(folder)
+
+
 def test_run_points_are_read_in_wgs84(tmp_path):
     """The run's points as written (lon, lat), and so from a file another tool wrote in
     another CRS (Israeli TM, EPSG:2039): reprojected back, not taken as degrees."""

@@ -94,8 +94,11 @@ def _leave(stop: SystemExit) -> NoReturn:
 
 
 def _flush() -> None:
-    sys.stdout.flush()
-    sys.stderr.flush()
+    """Flush stdout and stderr; one that is None (its descriptor closed when the interpreter
+    started) is skipped, as Python's own exit skips it."""
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
 
 
 @cache

@@ -439,8 +439,8 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
         folium.Marker(
             list(lat_lon(sites[city])),
             icon=icon,
-            popup=folium.Popup(city_popup(network, str(city), row), max_width=420),
-            tooltip=esc(row["name"]),
+            popup=Popup(city_popup(network, str(city), row), max_width=420),
+            tooltip=Tooltip(esc(row["name"])),
         ).add_to(layer)
     return layer
 

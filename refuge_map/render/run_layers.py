@@ -15,12 +15,21 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 from pyproj import CRS, Transformer
+from pyproj.exceptions import CRSError
 
 from geo import WGS84
 from refuge_map._cells import as_float, as_int
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
-from refuge_map.render._html import cited, esc, popup_parts, popup_table, since_killing
+from refuge_map.render._html import (
+    CircleMarker,
+    Popup,
+    cited,
+    esc,
+    popup_parts,
+    popup_table,
+    since_killing,
+)
 from refuge_map.render._markers import MarkerLayer
 from refuge_map.render._slider import TimeSlider, Track, slider_times
 from refuge_map.render._style import (
@@ -174,13 +183,29 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 def _read_tracks(path: Path) -> pd.DataFrame:
     """The rows of a ``trajectories.parquet`` (`read_tracks`), their points in WGS84
-    (reprojected from the file's CRS, if another tool wrote it in another)."""
+    (reprojected from the file's CRS, if another tool wrote it in another).
+
+    Raises
+    ------
+    ValueError
+        If the file is no GeoParquet (no ``geo`` metadata), has no ``geometry`` column, or
+        names a CRS pyproj does not know.
+    """
+    schema = pq.read_schema(path)
+    geo = json.loads((schema.metadata or {}).get(b"geo", b"null"))
+    if not isinstance(geo, dict):
+        raise ValueError("no GeoParquet metadata ('geo')")
+    if "geometry" not in schema.names:
+        raise ValueError("no 'geometry' column")
     tracks = read_tracks(path)
-    geo = json.loads(pq.read_schema(path).metadata.get(b"geo", b"{}"))
     crs = geo.get("columns", {}).get("geometry", {}).get("crs")
-    if crs is None or CRS.from_user_input(crs) == CRS.from_user_input(WGS84):
+    try:
+        written_in = WGS84 if crs is None else CRS.from_user_input(crs)
+    except CRSError as unknown:
+        raise ValueError(f"unknown CRS of the geometry: {unknown}") from unknown
+    if written_in == WGS84:
         return tracks
-    to_wgs84 = Transformer.from_crs(CRS.from_user_input(crs), WGS84, always_xy=True)
+    to_wgs84 = Transformer.from_crs(written_in, WGS84, always_xy=True)
     lon, lat = to_wgs84.transform(tracks["lon"].to_numpy(), tracks["lat"].to_numpy())
     return tracks.assign(lon=lon, lat=lat)
 
@@ -387,14 +412,14 @@ def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:
             [[trunk_lat, trunk_lon], [bough_lat, bough_lon]], color=TREE, weight=3
         ).add_to(layer)
         for lat, lon, radius in ((trunk_lat, trunk_lon, 4), (bough_lat, bough_lon, 7)):
-            folium.CircleMarker(
+            CircleMarker(
                 [lat, lon],
                 radius=radius,
                 color=TREE,
                 fill=True,
                 fill_opacity=0.7,
                 class_name="refuge-tree",
-                popup=folium.Popup(popup, max_width=320),
+                popup=Popup(popup, max_width=320),
             ).add_to(layer)
     return layer
 
