@@ -6,8 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pyogrio
 import pytest
+import shapely
 
 from refuge_map.simulation import (
     EVENT_COLUMNS,
@@ -19,7 +22,7 @@ from refuge_map.simulation import (
     write_run,
 )
 from refuge_map.simulation.events import EVENT_KINDS, OUTCOME_EVENTS, Coded, EventLog
-from refuge_map.simulation.io import RUN_FILES, write_parquet
+from refuge_map.simulation.io import RUN_FILES, read_tracks, write_parquet
 from refuge_map.simulation.run import _lexorder, agent_ids, outcome_rules
 
 TINY = Path(__file__).parents[1] / "data" / "scenarios" / "tiny.yaml"
@@ -215,3 +218,20 @@ def test_each_manslayers_rule_is_that_of_the_event_that_ended_him() -> None:
     assert without.drop(index=0).equals(outcome_rules(outcome, run.events).drop(index=0))
     empty = outcome_rules(outcome, run.events.iloc[:0])
     assert (empty == "").all().all() and len(empty) == len(run.manslayers)
+
+
+@pytest.mark.parametrize("byte_order", [1, 0])
+def test_tracks_read_back_as_their_points_whatever_wkb_another_tool_wrote(
+    tmp_path: Path, byte_order: int
+) -> None:
+    """Little-endian 2D points are read by numpy; big-endian ones (another tool's) and a null
+    by shapely, never as bytes misread as numbers."""
+    x, y = np.array([35.21, 35.5, 35.9]), np.array([31.77, 32.2, 33.1])
+    wkb = list(shapely.to_wkb(shapely.points(x, y), byte_order=byte_order))
+    path = tmp_path / "trajectories.parquet"
+    pq.write_table(pa.table({"agent_id": ["a", "b", "c"], "geometry": wkb}), path)
+    tracks = read_tracks(path)
+    assert tracks["lon"].tolist() == x.tolist() and tracks["lat"].tolist() == y.tolist()
+    pq.write_table(pa.table({"agent_id": ["a", "b"], "geometry": [wkb[0], None]}), path)
+    assert read_tracks(path)["lon"].tolist()[0] == x[0]
+    assert np.isnan(read_tracks(path)["lat"].tolist()[1])

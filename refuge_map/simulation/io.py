@@ -241,17 +241,25 @@ def read_run(out_dir: str | Path) -> Run:
     )
 
 
+def _lon_lat(wkb: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The x and y of a WKB array of points: read by numpy where every value is a 2D point in
+    little-endian ISO WKB (as `_wkb_points` and geopandas write them), else by shapely (another
+    tool may write big-endian WKB, nulls or other geometries: NaN where a value is no point)."""
+    n = len(wkb)
+    offsets = np.frombuffer(wkb.buffers()[1], dtype=np.int32, count=n + 1, offset=4 * wkb.offset)
+    if wkb.null_count == 0 and np.all(np.diff(offsets) == _WKB_POINT.itemsize):
+        start = int(offsets[0]) if n else 0
+        records = np.frombuffer(wkb.buffers()[2], _WKB_POINT, count=n, offset=start)
+        if np.all(records["order"] == 1) and np.all(records["type"] == 1):
+            return records["x"].copy(), records["y"].copy()
+    points = shapely.from_wkb(wkb.to_numpy(zero_copy_only=False))
+    return shapely.get_x(points), shapely.get_y(points)
+
+
 def read_tracks(path: Path) -> pd.DataFrame:
     """The rows of a ``trajectories.parquet`` as `Run.tracks` holds them: its columns, then the
     points' ``lon`` and ``lat`` (read from the WKB without a geometry object per row)."""
     table = pq.read_table(path)
     frame = table.drop_columns(["geometry"]).to_pandas()
-    wkb = table.column("geometry").combine_chunks()
-    offsets = np.frombuffer(wkb.buffers()[1], dtype=np.int32, count=len(wkb) + 1, offset=0)
-    if np.array_equal(np.diff(offsets), np.full(len(wkb), _WKB_POINT.itemsize)):
-        start = int(offsets[0]) if len(wkb) else 0
-        records = np.frombuffer(wkb.buffers()[2], _WKB_POINT, count=len(wkb), offset=start)
-        lon, lat = records["x"].copy(), records["y"].copy()
-    else:  # not all 2D points in ISO WKB (written by another tool): let shapely read them
-        lon, lat = shapely.get_coordinates(shapely.from_wkb(wkb.to_numpy(False))).T
+    lon, lat = _lon_lat(table.column("geometry").combine_chunks())
     return frame.assign(lon=lon, lat=lat)
