@@ -32,7 +32,7 @@ _GPKG_CONFIG = {"OGR_CURRENT_DATE": _GPKG_DATE, "OGR_SQLITE_SYNCHRONOUS": "OFF"}
 
 
 @contextmanager
-def pinned_gpkg_date() -> Iterator[None]:
+def gpkg_settings() -> Iterator[None]:
     """Within the block, GeoPackages are written with the fixed date `_GPKG_DATE` (and without
     SQLite's fsyncs: `_GPKG_CONFIG`)."""
     before = {name: pyogrio.get_gdal_config_option(name) for name in _GPKG_CONFIG}
@@ -106,13 +106,13 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     back as text: such fields are left out of the GeoJSON files.
     """
     # imported here: the render package (folium) stays out of the run's import chain, which
-    # imports this module (refuge_map.simulation.io -> pinned_gpkg_date)
+    # imports this module (refuge_map.simulation.io -> gpkg_settings)
     from refuge_map.render.qgis import layer_qml, layer_styles
 
     target = check_layers_output(out)
     qml = layer_qml()
     if target.suffix == ".gpkg":
-        with atomic_file(target) as tmp, pinned_gpkg_date():
+        with atomic_file(target) as tmp, gpkg_settings():
             for name, frame in layers.items():
                 frame.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio")
             styles = layer_styles(layers, updated=_GPKG_DATE)

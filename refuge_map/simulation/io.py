@@ -16,7 +16,7 @@ import shapely
 
 from geo import WGS84
 from refuge_map._atomic import atomic_dir
-from refuge_map.io import pinned_gpkg_date
+from refuge_map.io import gpkg_settings
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
 
@@ -64,7 +64,7 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
     with atomic_dir(target) as tmp:
         write_parquet(run.events, tmp / "events.parquet")
         write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
-        with pinned_gpkg_date():  # through Arrow: the same file, without a Python call per value
+        with gpkg_settings():  # through Arrow: the same file, without a Python call per value
             run.lines().to_file(
                 tmp / "trajectories.gpkg",
                 layer="lines",
