@@ -18,7 +18,7 @@ import pytest
 from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import NEVER, Flight, _Mover, _Pursuit, fly
-from refuge_map.simulation.travel import walked_s
+from refuge_map.simulation.travel import DAY_S, walked_s
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -55,7 +55,7 @@ def _clock_afresh(self: _Pursuit, t: float, t_prev: float) -> None:
     """`_Pursuit._clock` without the seconds carried over from the previous step."""
     since, walk_s = self.since, self.walk_s
     self.walking = np.where(
-        walk_s >= 86_400.0,
+        walk_s >= DAY_S,
         np.clip(t - np.maximum(t_prev, since), 0.0, self.dt_s),
         walked_s(since, t, walk_s) - walked_s(since, t_prev, walk_s),
     )
