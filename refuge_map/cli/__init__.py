@@ -106,5 +106,9 @@ def _leave_quickly() -> None:
     """At the interpreter's exit, once the command is done (its files written, its output
     flushed), freeze what is left rather than collect it: the final collections over the
     hundred thousand objects that pandas, scipy and a network hold took a quarter of a second
-    of every command. Python runs no finalizer of what is still alive at exit anyway."""
+    of every command. Python runs no finalizer of what is still alive at exit anyway.
+
+    The console script usually leaves past those collections (`_leave`); this is for where it
+    cannot (other threads still run, the output cannot be flushed) and for `main` called in a
+    process of one's own."""
     atexit.register(gc.freeze)
