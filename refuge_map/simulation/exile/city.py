@@ -122,8 +122,11 @@ class City:
                     "rent": amount,
                 }
             )
-            said = np.where(levitical, LEVITICAL_RENT, holds("exile.rent", "judah"))
-            rule = np.char.add(np.char.add(said.astype(str), ": "), np.round(amount, 2).astype(str))
+            said = (holds("exile.rent", "judah"), LEVITICAL_RENT)
+            paid = zip(levitical.tolist(), np.round(amount, 2).tolist(), strict=True)
+            # Python's text of a float is numpy's (the shortest repr), a few times faster than
+            # numpy's text arrays for the few stays a round closes
+            rule = np.array([f"{said[lv]}: {x}" for lv, x in paid])
             citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
             self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
         self.stay_from[idx] = until_y
