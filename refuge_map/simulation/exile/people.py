@@ -7,7 +7,7 @@ outcome is written in one place (`Manslayers.end`), with the time it happened.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -126,6 +126,16 @@ class Manslayers:
             killed_again=np.zeros(n, np.int64),
         )
 
+    @classmethod
+    def concat(cls, runs: list[Manslayers]) -> Manslayers:
+        """The manslayers of several runs end to end (their incidents as `stack_worlds` lays
+        them); one run's as they are."""
+        if len(runs) == 1:
+            return runs[0]
+        return cls(
+            **{f.name: np.concatenate([getattr(r, f.name) for r in runs]) for f in fields(cls)}
+        )
+
     def end(self, idx: Ints, outcome: str | NDArray[Any], t_y: Floats) -> None:
         """His life in the phase ends: `outcome` (of `EXILE_OUTCOMES`) at year `t_y`."""
         assert set(np.atleast_1d(outcome).tolist()) <= set(EXILE_OUTCOMES), outcome
@@ -167,9 +177,10 @@ class Manslayers:
         labels = np.array([choice.label for choice in options.cases])
         reason = np.array([LIFE_REASONS.get(text, "") for text in self.life_reason], dtype=str)
         entered = np.isfinite(self.entered_y)
-        released = self.outcome == "released"
+        headline = self.headline_columns()
+        released = headline["outcome"] == "released"
         return {
-            "outcome": self.outcome.astype(str),
+            "outcome": headline["outcome"],
             "fled_to": flight.outcomes["city"].to_numpy(str),
             "city": np.where(self.city >= 0, flight.world.city_names(self.city), ""),
             "case": labels[self.case],
@@ -180,12 +191,21 @@ class Manslayers:
             "student": self.student,
             "held_office": self.office,
             "office_restored": office_restored(self.office, released, options),
-            "entered_y": self.entered_y,
+            "entered_y": headline["entered_y"],
             "end_y": self.end_y,
-            "years_in_exile": self.end_y - self.entered_y,
+            "years_in_exile": headline["years_in_exile"],
             "deterred_on_trial_road": self.deterred,
             "went_out": self.left,
             "killed_again": self.killed_again,
+        }
+
+    def headline_columns(self, rows: slice = slice(None)) -> dict[str, NDArray[Any]]:
+        """The columns of `columns` a replication's headline reads (``outcome``,
+        ``entered_y``, ``years_in_exile``), of `rows` (a run's, in a stack of runs)."""
+        return {
+            "outcome": self.outcome[rows].astype(str),
+            "entered_y": self.entered_y[rows],
+            "years_in_exile": self.end_y[rows] - self.entered_y[rows],
         }
 
 
