@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import shapely
 
-from geo.arrays import Floats, Ints
-from refuge_map.simulation.events import EXILE_KINDS, EventLog
+from geo.arrays import Bools, Floats, Ints
+from refuge_map.simulation.events import EXILE_KINDS, Coded, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.rules import (
     LEVITICAL_RENT,
@@ -123,14 +123,19 @@ class City:
                     "rent": amount,
                 }
             )
-            said = (holds("exile.rent", "judah"), LEVITICAL_RENT)
-            paid = zip(levitical.tolist(), np.round(amount, 2).tolist(), strict=True)
-            # Python's text of a float is numpy's (the shortest repr), a few times faster than
-            # numpy's text arrays for the few stays a round closes
-            rule = np.array([f"{said[lv]}: {x}" for lv, x in paid])
-            citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
-            self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
+            if self.log.keep:  # a text per stay: only for a log that is read
+                self._log_rent(idx, until_y, amount, levitical)
         self.stay_from[idx] = until_y
+
+    def _log_rent(self, idx: Ints, until_y: Floats, amount: Floats, levitical: Bools) -> None:
+        """Log the rent each of `idx` paid at `until_y`, with the amount in its rule."""
+        said = (holds("exile.rent", "judah"), LEVITICAL_RENT)
+        paid = zip(levitical.tolist(), np.round(amount, 2).tolist(), strict=True)
+        # Python's text of a float is numpy's (the shortest repr), a few times faster than
+        # numpy's text arrays for the few stays a round closes
+        rule = np.array([f"{said[lv]}: {x}" for lv, x in paid])
+        citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
+        self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
 
     def _finish(self, idx: Ints, t_end: Floats) -> None:
         """Release at the high priest's death, death in exile, or the horizon."""
@@ -141,10 +146,11 @@ class City:
         office = people.office[idx] & released
         said = holds("exile.office", self.options.office)
         release_rule = EXILE_KINDS["released"][0]
-        rule = np.where(office, f"{release_rule}; {said}", release_rule)
+        # by codes: no long text per row (the exiles of many runs end here at once)
+        rules = np.array([release_rule, f"{release_rule}; {said}"])
         ends = (("released", released), ("died_in_exile", died))
         for kind, done in (*ends, ("exile_horizon", ~released & ~died)):
-            release = rule[done] if kind == "released" else None
+            release = Coded(office[done].astype(np.intp), rules) if kind == "released" else None
             self._log_inside(kind, idx[done], t_end[done], rule=release)
         outcome = np.where(
             released, "released", np.where(died, "died_in_exile", "in_exile_at_horizon")
