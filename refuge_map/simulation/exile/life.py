@@ -227,14 +227,14 @@ def _live(
     manslayers, the priests and the years in the city."""
     rngs = [streams(seed, STREAMS, key=EXILE_STREAM) for seed in seeds]
     rulings = list(rulings_of(options))
-    runs = [Manslayers.draw(f, options, rulings, r) for f, r in zip(flights, rngs, strict=True)]
-    priests = [
-        succession_of(options, r, people.case, f.world.t0_s / YEAR_S)
-        for f, r, people in zip(flights, rngs, runs, strict=True)
-    ]
     world, outcomes = _together(flights)
+    people = Manslayers.draw(world, outcomes, options, rulings, rngs)
     starts = starts_of([f.world.n for f in flights])
-    people, successions = Manslayers.concat(runs), Successions(tuple(priests), starts)
+    priests = [
+        succession_of(options, r, people.case[a:b], f.world.t0_s / YEAR_S)
+        for f, r, a, b in zip(flights, rngs, starts[:-1], starts[1:], strict=True)
+    ]
+    successions = Successions(tuple(priests), starts)
     trial_streams = RunStreams(tuple(r["trial"] for r in rngs), starts)
     exiles, back_y = trial(
         log, world, outcomes, people, options, successions, rulings, trial_streams
