@@ -492,7 +492,8 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
 def _lexorder(*keys: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
     """``np.lexsort(keys)`` (the last key sorts first) of integer keys, as one stable sort of a
     64-bit key made of them: a radix sort, several times faster on a run's rows (lexsort
-    itself where a key is negative or the combined key would not fit)."""
+    itself where a key is negative or the combined key would not fit); no sort at all where
+    the rows are in order already (a run's trajectories, as `Run.lines` reads them)."""
     if len(keys[0]) == 0:
         return np.empty(0, dtype=np.intp)
     columns = [np.asarray(key, dtype=np.int64) for key in keys]
@@ -502,6 +503,8 @@ def _lexorder(*keys: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
     combined = np.zeros(len(columns[0]), dtype=np.int64)
     for column, span in zip(columns[::-1], spans[::-1], strict=True):  # most significant first
         combined = combined * span + column
+    if (combined[1:] >= combined[:-1]).all():
+        return np.arange(len(combined))
     return np.argsort(combined, kind="stable")
 
 
