@@ -22,9 +22,9 @@ from refuge_map.simulation import (
 )
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import fly
-from refuge_map.simulation.stack import fly_stacked
 from refuge_map.simulation.model import replication_headline, replication_headlines
 from refuge_map.simulation.replications import RELEASE, _r2, bounds, headline, interval
+from refuge_map.simulation.stack import fly_stacked
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
