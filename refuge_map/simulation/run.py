@@ -420,7 +420,6 @@ def _events(
             "citation": raw["citation"],
         },
         columns=list(EVENT_COLUMNS),
-        copy=False,  # each column kept as it is, not copied into 2-D blocks (copy on write)
     )
     return events
 
@@ -485,7 +484,7 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
             "lat": lat,
         },
         columns=[*TRACK_COLUMNS, "lon", "lat"],
-        copy=False,  # each column kept as it is, not copied into 2-D blocks (copy on write)
+        copy=False,  # its columns are new arrays: kept as they are, not copied into 2-D blocks
     )
 
 
