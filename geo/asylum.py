@@ -126,7 +126,10 @@ class Asylum:
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         if self._rings is not None:  # compiled (`compile`): GEOS only near a boundary
             zone = np.empty(x.size, dtype=np.intp)
-            intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape).ravel()
+            intends = np.asarray(intends_refuge, dtype=bool)
+            if intends.shape != x.shape:  # one intent for all (broadcasting costs ~20 us)
+                intends = np.broadcast_to(intends, x.shape)
+            intends = intends.ravel()
             if self._kernels.zone_of(
                 np.ascontiguousarray(x.ravel()),
                 np.ascontiguousarray(y.ravel()),

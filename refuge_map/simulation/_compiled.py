@@ -7,6 +7,7 @@ road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole 
 whom the asylum predicate is asked about (`runners`), who climbs his tree (`climbers`); who sees
 whom (`watch`); the avengers who set out, give up or pursue (`pursuers`), where each makes for
 (`aims`) and who meet their fugitive (`contact`); whose trajectory row falls at a step (`due`)
+and how many incidents have ended (`ended`)
 (the zones' tests are geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
 for all the rows: a step's array calls over every row, each reading and writing whole arrays,
 cost more than one loop that reads each row once. `_walk.RoadGraph` and `engine._Pursuit`
@@ -489,6 +490,18 @@ def contact(
             killed[i] = captured[i] = True
             f_end[i] = step
     return anyone
+
+
+@njit(cache=True)
+def ended(f_end: Ints, a_end: Ints, step: int) -> int:
+    """How many incidents have both their fugitive and their avenger ended before `step`
+    (`f_end`, `a_end`); see `engine._Pursuit._compact` and `done`. (A count, not a mask: the
+    step asks it twice, and a mask is wanted only when rows are dropped; four array calls cost
+    ~25 us a step at 5,000 rows, this pass ~3.)"""
+    gone = 0
+    for i in range(len(f_end)):
+        gone += (f_end[i] < step) & (a_end[i] < step)
+    return gone
 
 
 @njit(cache=True)

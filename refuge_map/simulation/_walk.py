@@ -12,6 +12,7 @@ when first used.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,9 +27,11 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
+@cache
 def compiled() -> ModuleType:
     """The compiled loops (`_compiled`), imported on first use: numba's import and the loading
-    of the cached kernels are paid only by a run that walks."""
+    of the cached kernels are paid only by a run that walks. (Kept once found: a step asks for
+    it a dozen times, and an import statement's lookup each time cost ~20 us a step.)"""
     from refuge_map.simulation import _compiled
 
     return _compiled

@@ -525,10 +525,10 @@ class _Pursuit:
         """Drop the rows of incidents ended before this step (their last trajectory row is
         written now), once they are an eighth of the rows: nothing reads them again. (An
         eighth, not a quarter: a step's passes over the rows cost more than the copying.)"""
-        gone = (self.f_end < step) & (self.a_end < step)
-        n_gone = np.count_nonzero(gone)
-        if n_gone == 0 or 8 * n_gone < len(gone):
+        n_gone = compiled().ended(self.f_end, self.a_end, step)
+        if n_gone == 0 or 8 * n_gone < len(self.f_end):
             return
+        gone = (self.f_end < step) & (self.a_end < step)
         self._store(gone)
         keep = np.flatnonzero(~gone)
         for name in _ROWS:
@@ -895,7 +895,7 @@ class _Pursuit:
 
     def done(self, step: int) -> bool:
         """Whether every agent ended before this step (and so has its last row)."""
-        return bool((self.f_end < step).all() and (self.a_end < step).all())
+        return bool(compiled().ended(self.f_end, self.a_end, step) == len(self.f_end))
 
     def result(self, step: int) -> Flight:
         """Close the flight at `step`: the still running meet the horizon."""
