@@ -779,6 +779,7 @@ class _Pursuit:
         n = len(started)
         sets_out, gives_up, chasing = (np.empty(n, dtype=bool) for _ in range(3))
         tau = np.empty(n)
+        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
         # he chases whom he sees (by the road, or across country after one who left it);
         # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
         set_out, gave_up, walks = compiled().pursuers(
@@ -800,29 +801,18 @@ class _Pursuit:
             gives_up,
             tau,
             chasing,
+            (self.fug.edge, self.fug.s, self.fxy),
+            (self.a_goal_edge, self.a_goal_s, self.a_goal_xy),
+            (to_edge, to_s, to_xy),
         )
         if set_out:
             self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
         if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.last_end = step
-        self._last_seen(chasing)
+        self._last_seen(chasing)  # his goal after: where he makes for now is set (`pursuers`)
         if not walks and self.skips_idle:  # nobody moves, so nobody reaches anyone
             return
-        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
-        compiled().aims(
-            chasing,
-            self.a_across,
-            self.fug.edge,
-            self.fug.s,
-            self.fxy,
-            self.a_goal_edge,
-            self.a_goal_s,
-            self.a_goal_xy,
-            to_edge,
-            to_s,
-            to_xy,
-        )
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
