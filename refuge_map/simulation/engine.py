@@ -96,6 +96,9 @@ class _Mover:
     _leg_y: Floats = field(init=False, repr=False)
     # the way each last chose on his road (`RoadGraph.walk`'s memo)
     _heading: Heading = field(init=False, repr=False)
+    # the arrays the compiled move reads and updates (`_compiled.move`), as it takes them: made
+    # once (the arrays change in place only; a tuple made at each of a step's moves cost ~2 us)
+    _arrays: tuple[NDArray[Any], ...] = field(init=False, repr=False)
 
     # the walk's memo is used (`RoadGraph.walk`); a test turns it off to show it changes nothing
     remembers = True
@@ -105,6 +108,19 @@ class _Mover:
         self._leg_x = self.start[:, 0] - self._foot_x
         self._leg_y = self.start[:, 1] - self._foot_y
         self._heading = Heading.none(len(self.s))
+        self._arrays = (
+            self.edge,
+            self.s,
+            self.run_m,
+            self.road,
+            self.offroad,
+            self.off_total,
+            self.off_left,
+            self._foot_x,
+            self._foot_y,
+            self._leg_x,
+            self._leg_y,
+        )
 
     def take(self, rows: Ints) -> _Mover:
         """The movers of `rows` only (compaction: the others have ended)."""
@@ -131,23 +147,6 @@ class _Mover:
         road, offroad = road.astype(float), offroad.astype(float)
         return cls(start, foot, off, off.copy(), edge, s, road, offroad, np.zeros(len(s)))
 
-    @property
-    def _arrays(self) -> tuple[NDArray[Any], ...]:
-        """The arrays the compiled move reads and updates (`_compiled.move`)."""
-        return (
-            self.edge,
-            self.s,
-            self.run_m,
-            self.road,
-            self.offroad,
-            self.off_total,
-            self.off_left,
-            self._foot_x,
-            self._foot_y,
-            self._leg_x,
-            self._leg_y,
-        )
-
     def move(
         self,
         graph: RoadGraph,
@@ -165,12 +164,12 @@ class _Mover:
         Returns where each reached his target, and the seconds each has left over (0 across
         country)."""
         reached, spare = np.empty(len(tau), dtype=bool), np.empty(len(tau))
-        compiled().move(
-            np.ascontiguousarray(tau, dtype=float),
+        compiled().move(  # every argument as the engine makes it: contiguous, float or intp
+            tau,
             across,
-            np.ascontiguousarray(to_edge, dtype=np.intp),
-            np.ascontiguousarray(to_s, dtype=float),
-            np.ascontiguousarray(to_xy, dtype=float),
+            to_edge,
+            to_s,
+            to_xy,
             xy,
             reached,
             spare,
