@@ -174,6 +174,15 @@ class Asylum:
                 held[near, z] = shapely.contains_xy(self.zones[z], x[near], y[near])
         return held
 
+    def clearance_where(
+        self, xy: NDArray[np.float64], where: NDArray[np.bool_], out: NDArray[np.float64]
+    ) -> None:
+        """`clearance` of the positions in `xy` (n, 2) whose row `where` holds, into the same
+        rows of `out` (the others untouched): one compiled pass, no gathering of the rows."""
+        self.compile()
+        assert self._rings is not None  # `compile` made them
+        self._kernels.clearance_where(xy, where, self._zone_bounds, self._rings, out)
+
     def clearance(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Straight-line distance (metres) from each position to the nearest zone, 0 inside one
         or on (or within rounding of) its boundary; never more than the true distance: a zone

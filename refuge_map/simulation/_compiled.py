@@ -4,7 +4,8 @@ a step costs a few calls however many agents it moves.
 Each rule's arithmetic is written once, here: the seconds each walks in a step (`clock`), the
 road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole move in a step
 (`move`: off-road leg, road walk or across country) and his position (`place`); who runs and
-whom the asylum predicate is asked about (`runners`), who climbs his tree (`climbers`); who sees
+whom the asylum predicate is asked about (`runners`, `nearing`), who climbs his tree
+(`climbers`); who sees
 whom (`watch`); the avengers who set out, give up or pursue, and where each makes for
 (`pursuers`), and who meet their fugitive (`contact`); whose trajectory row falls at a step
 (`due`) and how many incidents have ended (`ended`)
@@ -325,6 +326,36 @@ def climbers(
             anyone = True
         ask[i] |= in_flight[i] and (up or (tau[i] > 0 and run_m[i] >= clear_until[i]))
     return anyone
+
+
+@njit(cache=True)
+def nearing(
+    ask: Bools,
+    run_m: Floats,
+    in_tree: Bools,
+    gap: Floats,
+    clear_until: Floats,
+    asked: Bools,
+    city: Ints,
+    near: Ints,
+) -> int:
+    """The fugitives the asylum predicate is asked about (`ask`), each `gap` metres from the
+    nearest zone (`geo.asylum.Asylum.clearance_where`): each is `asked`, in no city until it
+    answers (`city` -1), and cannot come into a zone before he has run (`run_m`) that far less
+    a metre for rounding (`clear_until`); those at no distance, or in a tree (where his bough
+    decides), are listed in `near` (ascending). Returns how many; see
+    `engine._Pursuit._ask_asylum`. (One pass, not a dozen array calls: ~30 us a step.)"""
+    n_near = 0
+    for i in range(len(ask)):
+        if not ask[i]:
+            continue
+        clear_until[i] = run_m[i] + gap[i] - 1.0
+        asked[i] = True
+        city[i] = -1
+        if gap[i] <= 0 or in_tree[i]:
+            near[n_near] = i
+            n_near += 1
+    return n_near
 
 
 @njit(cache=True, inline="always")

@@ -740,18 +740,25 @@ class _Pursuit:
     def _ask_asylum(self, rows: Bools) -> Ints:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7).
         Returns the rows found in a city's asylum, ascending."""
-        ask = rows.nonzero()[0]
-        if ask.size == 0:
-            return ask
         # He moves at most as far as he runs: until he has run his distance to the nearest
         # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
         # every zone is in none, and the predicate need not be asked (unless he is in a tree,
         # where his bough decides).
-        clearance = self.asylum.clearance(self.fxy[ask, 0], self.fxy[ask, 1])
-        self.clear_until[ask] = self.fug.run_m[ask] + clearance - 1.0
-        self.asked[ask] = True
-        self.city[ask] = -1
-        ask = ask[(clearance <= 0) | self.in_tree[ask]]
+        n = len(rows)
+        gap, near = np.empty(n), np.empty(n, dtype=np.intp)
+        self.asylum.clearance_where(self.fxy, rows, gap)
+        ask = near[
+            : compiled().nearing(
+                rows,
+                self.fug.run_m,
+                self.in_tree,
+                gap,
+                self.clear_until,
+                self.asked,
+                self.city,
+                near,
+            )
+        ]
         if ask.size == 0:
             return ask
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
