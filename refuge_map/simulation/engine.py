@@ -333,6 +333,7 @@ class _Pursuit:
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
+        self.levitical = self.city_kind == LEVITICAL  # per city: one of the 42 (asked by step)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
         n_cities = len(world.city_ids)
@@ -412,7 +413,7 @@ class _Pursuit:
         if self.knows == "sees_him":
             return
         if self.knows == "nearest_city":
-            refuges = self.allowed & (self.city_kind != LEVITICAL)[None, :]
+            refuges = self.allowed & ~self.levitical[None, :]
             heading = nearest_city(world, world.place, refuges)
         elif self.has_tree.any():  # he knows the tree he runs for
             tree = self.has_tree
@@ -598,7 +599,7 @@ class _Pursuit:
         if arrive.size:
             found = self.city[arrive]
             # the rule of an arrival on foot, in his tree, or in a Levitical city
-            levitical = self.city_kind[found] == LEVITICAL
+            levitical = self.levitical[found]
             rule = Coded(np.where(levitical, 2, self.in_tree[arrive]), self.arrival_rules)
             citation = Coded(levitical.astype(np.intp), self.arrival_citations)
             city, at = self._places(found), self.fxy.take(arrive, axis=0)

@@ -253,9 +253,11 @@ class Reception:
             # each at a city of his own this step (most steps: a few arrivals): rank 0 each,
             # and counting is a fancy-indexed increment (~30 us less than ranking them)
             received = room > 0
-            self.residents[city[received]] += 1
-            self.arrived[city[received]] += 1
-            self.turned_away[city[~received]] += 1
+            taken = city[received]
+            self.residents[taken] += 1
+            self.arrived[taken] += 1
+            if len(taken) < len(city):
+                self.turned_away[city[~received]] += 1
             return self._refusals(received, receives)
         order = np.argsort(city, kind="stable")
         ranked = city[order]
