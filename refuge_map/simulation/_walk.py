@@ -232,6 +232,8 @@ class RoadGraph:
         reached = np.zeros(edge.shape, dtype=bool)
         held = memo if memo is not None else Heading.none(0)
         compiled().walk(
+            np.arange(len(edge)),
+            len(edge),
             edge,
             s,
             left,

@@ -184,7 +184,7 @@ class _Mover:
     def place(self, graph: RoadGraph, out: Floats) -> None:
         """Write the metric positions of every mover into `out` (n, 2): on the road, or on the
         straight off-road leg for those still walking it."""
-        compiled().place(self._arrays, graph.shape_tables, out, np.ones(len(out), dtype=bool))
+        compiled().place(self._arrays, graph.shape_tables, out, np.arange(len(out)), len(out))
 
 
 @dataclass(frozen=True)
