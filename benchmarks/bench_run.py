@@ -13,8 +13,9 @@ reports each phase's wall and CPU seconds:
   recorded);
 - exile: `live_in_exile` of the first run (Simulation II);
 - tables: `make_run` of the first run (events, trajectories, summary);
-- replications: the headline of replications 2..n (their exile and summary) and the
-  intervals across all of them (`replications.across`);
+- replications: the headline of replications 2..n (their exiles, lived as one per stack as
+  `model.replicate` does, and summary) and the intervals across all of them
+  (`replications.across`);
 - writing: `write_run` and the printed summary tables.
 
 What the command spends outside these phases (interpreter start-up and exit) is printed as
@@ -63,7 +64,7 @@ def phases(out: Path) -> dict[str, Seconds]:
 
     from refuge_map.simulation import live_in_exile, load_scenario, make_run, write_run
     from refuge_map.simulation._setup import build_world
-    from refuge_map.simulation.model import replication_headline, with_replications
+    from refuge_map.simulation.model import replication_headlines, with_replications
     from refuge_map.simulation.replications import headline, replication_seeds
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.stack import chunks, fly_stacked
@@ -75,9 +76,11 @@ def phases(out: Path) -> dict[str, Seconds]:
 
     (scenario, seeds, worlds), times["world"] = clock(world)
 
+    groups = chunks([w.n for w in worlds])
+
     def flight() -> list[Any]:  # as `model.replicate` steps them: stacks of whole runs
         flights = []
-        for group in chunks([w.n for w in worlds]):
+        for group in groups:
             stack = [worlds[i] for i in group]
             flights += fly_stacked(scenario, stack, recorded=[i == 0 for i in group])
         return flights
@@ -89,8 +92,12 @@ def phases(out: Path) -> dict[str, Seconds]:
 
     def replications() -> Any:
         rows = [headline(run)]
-        rest = zip(seeds[1:], flights[1:], strict=True)
-        rows += [replication_headline(scenario, seed, flight) for seed, flight in rest]
+        for group in groups:  # as `model.replicate`: each stack's runs after the first as one
+            rest = [i for i in group if i != 0]
+            if rest:
+                rows += replication_headlines(
+                    scenario, [seeds[i] for i in rest], [flights[i] for i in rest]
+                )
         done = with_replications(run, seeds, rows)
         worlds.clear()  # as `model.replicate` lets them go when it returns, before writing
         flights.clear()

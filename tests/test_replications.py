@@ -22,8 +22,9 @@ from refuge_map.simulation import (
 )
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import fly
-from refuge_map.simulation.model import replication_headline
+from refuge_map.simulation.model import replication_headline, replication_headlines
 from refuge_map.simulation.replications import RELEASE, _r2, bounds, headline, interval
+from refuge_map.simulation.stack import fly_stacked
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -104,6 +105,23 @@ def test_a_replications_headline_without_its_tables_is_that_of_its_full_run(name
         assert math.isfinite(full[RELEASE]) or full[RELEASE] == math.inf
         assert list(alone) == list(full)
         np.testing.assert_equal(alone, full)
+
+
+@pytest.mark.parametrize("name", ["exile_whole_life", "priest_dies_early"])
+def test_replications_whose_exiles_are_lived_as_one_have_the_headlines_of_their_full_runs(
+    name: str,
+) -> None:
+    # `replicate` lives the exiles of a stack's runs after the first as one (each run with its
+    # own streams and priests): each row is still that of the run simulated alone
+    scenario = load_scenario(SCENARIOS / f"{name}.yaml")
+    seeds = replication_seeds(scenario.model_copy(update={"replications": 4}))
+    flights = fly_stacked(scenario, [build_world(scenario, seed) for seed in seeds])
+    together = replication_headlines(scenario, seeds, flights)
+    alone = [headline(simulate(scenario, seed)) for seed in seeds]
+    assert len({json.dumps(row, sort_keys=True) for row in alone}) == len(seeds)  # runs differ
+    for row, full in zip(together, alone, strict=True):
+        assert list(row) == list(full)
+        np.testing.assert_equal(row, full)
 
 
 def test_intervals_are_clipped_to_what_the_outcome_can_be() -> None:

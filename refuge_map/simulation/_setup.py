@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import Any
+from functools import lru_cache
 
 import numpy as np
 import shapely
@@ -153,27 +153,19 @@ class World:
         """The cities of refuge, in the network's order (the index of every ``city`` array)."""
         return self.network.city_ids
 
-    @cached_property
-    def _cities(self) -> dict[str, NDArray[Any]]:
-        """The network's cities as arrays by city index, read from its tables once per world
-        (the exile asks for them a few hundred times a run): ``name`` (with "" at -1),
-        ``kind``, ``site`` (metric x, y), ``town`` and ``zone`` polygons."""
-        cities, sites = self.network.cities, self.network.cities["site"].to_numpy()
-        return {
-            "name": np.array([*self.city_ids, ""]),
-            "kind": cities["kind"].to_numpy(str),
-            "site": np.column_stack([shapely.get_x(sites), shapely.get_y(sites)]),
-            "town": cities.geometry.to_numpy(),
-            "zone": self.network.zones.geometry.to_numpy(),
-        }
+    @property
+    def _cities(self) -> CityTables:
+        """The network's cities as arrays by city index (`city_tables`: built once per network,
+        shared by every world on it)."""
+        return city_tables(self.network, self.graph)
 
     def city_names(self, city: Ints) -> NDArray[np.str_]:
         """The names of city indices ("" for -1: none)."""
-        return self._cities["name"][np.asarray(city)]
+        return self._cities.name[np.asarray(city)]
 
     def city_kinds(self, city: Ints) -> NDArray[np.str_]:
         """The kind of each city index (``refuge``, ``levitical``, ...)."""
-        return self._cities["kind"][np.asarray(city)]
+        return self._cities.kind[np.asarray(city)]
 
     @property
     def bough_opinion(self) -> str:
@@ -182,24 +174,82 @@ class World:
 
     def towns(self, city: Ints) -> NDArray[np.object_]:
         """The town polygon of each city index."""
-        return self._cities["town"][city]
+        return self._cities.town[city]
 
     def zones(self, city: Ints) -> NDArray[np.object_]:
         """The protecting zone (town and Sabbath boundary) of each city index."""
-        return self._cities["zone"][city]
+        return self._cities.zone[city]
 
     def sites(self, city: Ints) -> Floats:
         """Metric positions of the cities' chosen sites, by city index."""
-        return self._cities["site"][city]
+        return self._cities.site[city]
 
-    @cached_property
+    @property
     def city_roads(self) -> Floats:
         """Road distance (metres) between the sites of every two cities (`road_distance`), by
-        city index; inf on the diagonal."""
-        k = len(self.city_ids)
+        city index; inf on the diagonal (`CityTables.roads`)."""
+        return self._cities.roads
+
+
+@dataclass(frozen=True)
+class CityTables:
+    """A network's cities as arrays by city index, read from its tables once (the exile asks
+    for them a few hundred times a run, in every replication's world).
+
+    Attributes
+    ----------
+    name
+        The city ids, with "" at index -1 (none).
+    kind
+        ``refuge``, ``levitical``, ...
+    site
+        (k, 2) metric x, y of each chosen site.
+    town, zone
+        The town polygon and its protecting zone (town and Sabbath boundary).
+    roads
+        (k, k) road distance (metres) between the sites of every two cities; inf on the
+        diagonal.
+    """
+
+    name: NDArray[np.str_]
+    kind: NDArray[np.str_]
+    site: Floats
+    town: NDArray[np.object_]
+    zone: NDArray[np.object_]
+    roads: Floats
+
+    @classmethod
+    def of(cls, network: RefugeNetwork, graph: RoadGraph) -> CityTables:
+        """Read the tables of `network`'s cities (`graph`: its road graph)."""
+        cities, sites = network.cities, network.cities["site"].to_numpy()
+        site = np.column_stack([shapely.get_x(sites), shapely.get_y(sites)])
+        k = len(site)
         a, b = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
-        dist = self.road_distance(self.sites(a), self.sites(b))
-        return np.where(a == b, np.inf, dist).reshape(k, k)
+        ends = [network.router.snap(site[i, 0], site[i, 1]) for i in (a, b)]
+        dist = graph.between(*((end.edge, end.along_m, end.offroad_m) for end in ends))
+        return cls(
+            name=np.array([*network.city_ids, ""]),
+            kind=cities["kind"].to_numpy(str),
+            site=site,
+            town=cities.geometry.to_numpy(),
+            zone=network.zones.geometry.to_numpy(),
+            roads=np.where(a == b, np.inf, dist).reshape(k, k),
+        )
+
+
+#: `CityTables` by the identity of their network, while the network lives.
+_CITY_TABLES: dict[int, CityTables] = {}
+
+
+def city_tables(network: RefugeNetwork, graph: RoadGraph) -> CityTables:
+    """The `CityTables` of a network (`graph`: its road graph, `network_for`'s): built at the
+    first call, then the same for every world on it (a network is no hashable key: by its
+    identity, forgotten when it is collected)."""
+    tables = _CITY_TABLES.get(id(network))
+    if tables is None:
+        tables = _CITY_TABLES[id(network)] = CityTables.of(network, graph)
+        weakref.finalize(network, _CITY_TABLES.pop, id(network), None)
+    return tables
 
 
 def build_world(scenario: Scenario, seed: int) -> World:

@@ -253,12 +253,16 @@ class EventLog:
     kinds
         The phase's event kinds (`EVENT_KINDS` or `EXILE_KINDS`): each event's default rule
         and citation.
+    keep
+        False: a log that keeps no event (of a phase whose events nobody reads: the exiles
+        lived for the replications' headlines alone); a caller may skip making their texts.
     """
 
     dt_s: float
     kinds: dict[str, tuple[str, str]]
     events: list[dict[str, Any]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    keep: bool = True
 
     def event(
         self,
@@ -278,7 +282,7 @@ class EventLog:
         the other arrays, or a scalar for all; a text field may be a `Coded` or a
         `pandas.Categorical`, codes into a table of texts), with the kind's rule and citation
         unless given."""
-        if len(idx) == 0:
+        if len(idx) == 0 or not self.keep:
             return
         default_rule, default_citation = self.kinds[kind]
         if step is None:

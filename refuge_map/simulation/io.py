@@ -79,8 +79,16 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         extra: tuple[str, ...] = EXILE_FILES if run.ledger is not None else ()
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
-            getattr(run, name.removesuffix(".parquet")).to_parquet(tmp / name, index=False)
+            write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
     return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def write_table(frame: pd.DataFrame, path: Path) -> None:
+    """Write `frame` as ``frame.to_parquet(path, index=False)`` does (a frame without
+    ``attrs``), the same file, its columns converted in this thread: pandas lets pyarrow start
+    a pool of threads for each table, which costs a run's small tables more than it saves."""
+    table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)
+    pq.write_table(table, path, compression="snappy")
 
 
 def write_parquet(

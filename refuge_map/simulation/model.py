@@ -9,13 +9,13 @@ in `stack`, the exile in `exile`, the result in `run`, the summary across runs i
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import pandas as pd
 
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import Flight, Progress, fly
-from refuge_map.simulation.exile import exile_headline, live_in_exile
+from refuge_map.simulation.exile import exile_headlines, live_in_exile
 from refuge_map.simulation.replications import (
     across,
     headline,
@@ -88,12 +88,13 @@ def simulate_replications(scenario: Scenario) -> list[Run]:
         If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario)
-    return [after_flight(scenario, seeds[i], f) for i, f in _flights(scenario, seeds)]
+    stacked = _stacks(scenario, seeds)
+    return [after_flight(scenario, seeds[i], f) for group in stacked for i, f in group]
 
 
 def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[str, float]:
     """A replication's `headline` from its flight and exile, without the run's tables (as
-    `replicate` gets it for the replications after the first).
+    `replicate` gets it for the replications after the first: `replication_headlines`).
 
     Parameters
     ----------
@@ -109,23 +110,50 @@ def replication_headline(scenario: Scenario, seed: int, flight: Flight) -> dict[
     dict
         The `replications.headline` outcomes of the run.
     """
+    return replication_headlines(scenario, [seed], [flight])[0]
+
+
+def replication_headlines(
+    scenario: Scenario, seeds: Sequence[int], flights: Sequence[Flight]
+) -> list[dict[str, float]]:
+    """The `replication_headline` of each seed and flight (of one stack), their exiles lived
+    as one (`exile_headlines`).
+
+    Parameters
+    ----------
+    scenario
+        The scenario of the replications.
+    seeds
+        The replications' seeds.
+    flights
+        Their flights, flown, in the same order.
+
+    Returns
+    -------
+    list of dict
+        The `replications.headline` outcomes of each run, in order.
+    """
+    overall = [overall_of(flight.outcomes) for flight in flights]
     if scenario.exile is None:
-        return headline_of(scenario, overall_of(flight.outcomes), None, None, None)
-    life = live_in_exile(flight, scenario.exile, seed)
-    exile, entered_y = exile_headline(life), life.by_incident["entered_y"]
-    return headline_of(scenario, overall_of(flight.outcomes), exile, entered_y, life.succession)
+        return [headline_of(scenario, block, None, None, None) for block in overall]
+    lives = exile_headlines(flights, scenario.exile, seeds)
+    return [
+        headline_of(scenario, block, exile, entered_y, succession)
+        for block, (exile, entered_y, succession) in zip(overall, lives, strict=True)
+    ]
 
 
-def _flights(
+def _stacks(
     scenario: Scenario,
     seeds: list[int],
     *,
     first_only: bool = False,
     progress: Progress | None = None,
-) -> Iterator[tuple[int, Flight]]:
+) -> Iterator[list[tuple[int, Flight]]]:
     """The flight of each seed's run, in order, stepped in stacks of at most
-    `stack.STACK_INCIDENTS` incidents: ``(index of the seed, flight)``. With `first_only`, only
-    the first run records its trajectories, and `progress` follows the stack that holds it."""
+    `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
+    runs. With `first_only`, only the first run records its trajectories, and `progress`
+    follows the stack that holds it."""
     per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
     for group in chunks([per_run] * len(seeds)):
         worlds = [build_world(scenario, seeds[i]) for i in group]
@@ -135,7 +163,7 @@ def _flights(
             recorded=[i == 0 for i in group] if first_only else None,
             progress=progress if group[0] == 0 else None,
         )
-        yield from zip(group, flights, strict=True)
+        yield list(zip(group, flights, strict=True))
 
 
 def replicate(
@@ -171,12 +199,14 @@ def replicate(
     seeds = replication_seeds(scenario, seed)
     first: Run | None = None
     rows = []
-    for i, flight in _flights(scenario, seeds, first_only=True, progress=progress):
-        if i == 0:
-            first = after_flight(scenario, seeds[i], flight)
+    for group in _stacks(scenario, seeds, first_only=True, progress=progress):
+        if group[0][0] == 0:
+            first = after_flight(scenario, seeds[0], group[0][1])
             rows.append(headline(first))
-        else:
-            rows.append(replication_headline(scenario, seeds[i], flight))
+            group = group[1:]
+        if group:
+            rest = [seeds[i] for i, _ in group], [flight for _, flight in group]
+            rows += replication_headlines(scenario, *rest)
     assert first is not None  # replications >= 1
     return with_replications(first, seeds, rows)
 

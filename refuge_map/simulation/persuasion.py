@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from refuge_map.law.exile_rules import ESCORTS_SPEAK, PLEADS_HIMSELF
+from refuge_map.simulation.seeds import Draws
 
 if TYPE_CHECKING:
     from refuge_map.simulation.scenario import Scenario
@@ -32,7 +33,7 @@ def pleads_himself(scenario: Scenario) -> bool:
 
 
 def persuader(
-    rng: np.random.Generator,
+    rng: Draws,
     n: int,
     *,
     escorts: bool,

@@ -165,10 +165,25 @@ def _text_codes(column: pd.Series) -> tuple[NDArray[np.intp], NDArray[np.str_]]:
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = column.cat.categories
         if categories.is_monotonic_increasing:
-            present, codes = np.unique(column.cat.codes.to_numpy(), return_inverse=True)
+            present, codes = _dense_unique(column.cat.codes.to_numpy(), len(categories))
             return codes, categories.to_numpy(dtype=str)[present]
     codes, texts = pd.factorize(_plain(column), sort=True)
     return codes, np.asarray(texts, dtype=str)
+
+
+def _dense_unique(
+    values: NDArray[np.integer[Any]], span: int
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """``np.unique(values, return_inverse=True)`` of integers in ``[0, span)``, counted
+    rather than sorted: the distinct values in order and each row's index among them (a
+    run's rows are many, their values few and dense; sorted where one is negative)."""
+    values = np.asarray(values, dtype=np.intp)
+    if values.size and values.min() < 0:
+        distinct, inverse = np.unique(values, return_inverse=True)
+        return distinct, inverse
+    present = np.bincount(values, minlength=span) > 0
+    rank = np.cumsum(present) - 1
+    return np.flatnonzero(present), rank[values]
 
 
 def _plain(column: pd.Series) -> pd.Series | NDArray[Any]:
@@ -194,7 +209,7 @@ def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> p
     width = max(4, len(str(n - 1)))
     by_name = np.argsort([suffix for _, suffix in AGENTS]).argsort()  # suffix -> text rank
     key = np.asarray(incident, dtype=np.int64) * len(AGENTS) + by_name[code]
-    keys, codes = np.unique(key, return_inverse=True)
+    keys, codes = _dense_unique(key, int(n) * len(AGENTS))
     suffixes = [f"-{suffix}" for suffix in sorted(suffix for _, suffix in AGENTS)]
     names = _texts(keys // len(AGENTS), width, keys % len(AGENTS), suffixes)
     return pd.Categorical.from_codes(codes, categories=pd.Index(names, dtype="str"))
@@ -469,13 +484,15 @@ def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) ->
             "lat": lat,
         },
         columns=[*TRACK_COLUMNS, "lon", "lat"],
+        copy=False,  # its columns are new arrays: kept as they are, not copied into 2-D blocks
     )
 
 
 def _lexorder(*keys: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
     """``np.lexsort(keys)`` (the last key sorts first) of integer keys, as one stable sort of a
     64-bit key made of them: a radix sort, several times faster on a run's rows (lexsort
-    itself where a key is negative or the combined key would not fit)."""
+    itself where a key is negative or the combined key would not fit); no sort at all where
+    the rows are in order already (a run's trajectories, as `Run.lines` reads them)."""
     if len(keys[0]) == 0:
         return np.empty(0, dtype=np.intp)
     columns = [np.asarray(key, dtype=np.int64) for key in keys]
@@ -485,6 +502,8 @@ def _lexorder(*keys: NDArray[np.integer[Any]]) -> NDArray[np.intp]:
     combined = np.zeros(len(columns[0]), dtype=np.int64)
     for column, span in zip(columns[::-1], spans[::-1], strict=True):  # most significant first
         combined = combined * span + column
+    if (combined[1:] >= combined[:-1]).all():
+        return np.arange(len(combined))
     return np.argsort(combined, kind="stable")
 
 

@@ -8,7 +8,27 @@ integers drawn from the children of a root `SeedSequence`.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
+from numpy.typing import NDArray
+
+
+class Draws(Protocol):
+    """The draws a phase makes of its stream (those of `numpy.random.Generator`): a generator,
+    or several runs' generators drawing for rows of all (`exile.runs.RunStreams`)."""
+
+    def uniform(
+        self, low: float = 0.0, high: float = 1.0, size: int | tuple[int, ...] | None = None
+    ) -> NDArray[np.float64]:
+        """Uniform draws in ``[low, high)``."""
+        ...
+
+    def standard_exponential(
+        self, size: int | tuple[int, ...] | None = None
+    ) -> NDArray[np.float64]:
+        """Exponential draws of rate 1."""
+        ...
 
 
 def spawn_seeds(root: np.random.SeedSequence | int, n: int) -> list[int]:

@@ -7,10 +7,23 @@ are untouched and an opinion changes only what it governs.
 
 Modules: `people` (the manslayers and their state), `rules` (the legal rules applied),
 `trial` (the trial leg, verdict and sentence), `city` (the years in the city), `release` (the
-priesthood and release), `summary`, and `life` (the phase, start to end).
+priesthood and release), `summary`, `runs` (the exiles of several runs lived as one) and
+`life` (the phase, start to end).
 """
 
-from refuge_map.simulation.exile.life import ExileLife, exile_opinions, live_in_exile
+from refuge_map.simulation.exile.life import (
+    ExileLife,
+    exile_headlines,
+    exile_opinions,
+    live_in_exile,
+)
 from refuge_map.simulation.exile.summary import exile_headline, summarize_exile
 
-__all__ = ["ExileLife", "exile_headline", "exile_opinions", "live_in_exile", "summarize_exile"]
+__all__ = [
+    "ExileLife",
+    "exile_headline",
+    "exile_headlines",
+    "exile_opinions",
+    "live_in_exile",
+    "summarize_exile",
+]

@@ -15,10 +15,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import shapely
 
-from geo.arrays import Floats, Ints
-from refuge_map.simulation.events import EXILE_KINDS, EventLog
+from geo.arrays import Bools, Floats, Ints
+from refuge_map.simulation.events import EXILE_KINDS, Coded, EventLog
 from refuge_map.simulation.exile.people import Manslayers
-from refuge_map.simulation.exile.release import release_year
 from refuge_map.simulation.exile.rules import (
     LEVITICAL_RENT,
     Place,
@@ -26,7 +25,8 @@ from refuge_map.simulation.exile.rules import (
     holds,
     pays_rent,
 )
-from refuge_map.simulation.priesthood import YEAR_S, Succession
+from refuge_map.simulation.exile.runs import RunStreams, Successions
+from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions
 
 if TYPE_CHECKING:
@@ -52,15 +52,16 @@ def _after(clock: Floats, draws: Floats, rate: float) -> Floats:
 
 @dataclass
 class City:
-    """The years of the exiles in their cities, a round of events at a time."""
+    """The years of the exiles in their cities, a round of events at a time (`rng` and
+    `succession`: those of each run, `exile.runs`)."""
 
     log: EventLog
     world: World
     people: Manslayers
     options: ExileOptions
-    succession: Succession
+    succession: Successions
     placed: dict[tuple[int, bool], Place]
-    rng: np.random.Generator
+    rng: RunStreams
     clock: Floats
     stay_from: Floats
     ledger: list[dict[str, Any]] = field(default_factory=list)
@@ -73,7 +74,7 @@ class City:
         leave, again = _rate(options.boundary.leave_per_year), _rate(options.kill_again_per_year)
         live = exiles
         while live.size:  # one round per event of the busiest exile
-            draws = self.rng.standard_exponential((2, live.size))
+            draws = self.rng.rows(live).standard_exponential((2, live.size))
             t_leave = _after(self.clock[live], draws[0], leave)
             t_again = _after(self.clock[live], draws[1], again)
             t_end = np.minimum(
@@ -122,11 +123,19 @@ class City:
                     "rent": amount,
                 }
             )
-            said = np.where(levitical, LEVITICAL_RENT, holds("exile.rent", "judah"))
-            rule = np.char.add(np.char.add(said.astype(str), ": "), np.round(amount, 2).astype(str))
-            citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
-            self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
+            if self.log.keep:  # a text per stay: only for a log that is read
+                self._log_rent(idx, until_y, amount, levitical)
         self.stay_from[idx] = until_y
+
+    def _log_rent(self, idx: Ints, until_y: Floats, amount: Floats, levitical: Bools) -> None:
+        """Log the rent each of `idx` paid at `until_y`, with the amount in its rule."""
+        said = (holds("exile.rent", "judah"), LEVITICAL_RENT)
+        paid = zip(levitical.tolist(), np.round(amount, 2).tolist(), strict=True)
+        # Python's text of a float is numpy's (the shortest repr), a few times faster than
+        # numpy's text arrays for the few stays a round closes
+        rule = np.array([f"{said[lv]}: {x}" for lv, x in paid])
+        citation = np.where(levitical, "Rambam, Rotzeach 8:10", EXILE_KINDS["rent_paid"][1])
+        self._log_inside("rent_paid", idx, until_y, rule=rule, citation=citation)
 
     def _finish(self, idx: Ints, t_end: Floats) -> None:
         """Release at the high priest's death, death in exile, or the horizon."""
@@ -137,10 +146,11 @@ class City:
         office = people.office[idx] & released
         said = holds("exile.office", self.options.office)
         release_rule = EXILE_KINDS["released"][0]
-        rule = np.where(office, f"{release_rule}; {said}", release_rule)
+        # by codes: no long text per row (the exiles of many runs end here at once)
+        rules = np.array([release_rule, f"{release_rule}; {said}"])
         ends = (("released", released), ("died_in_exile", died))
         for kind, done in (*ends, ("exile_horizon", ~released & ~died)):
-            release = rule[done] if kind == "released" else None
+            release = Coded(office[done].astype(np.intp), rules) if kind == "released" else None
             self._log_inside(kind, idx[done], t_end[done], rule=release)
         outcome = np.where(
             released, "released", np.where(died, "died_in_exile", "in_exile_at_horizon")
@@ -160,7 +170,7 @@ class City:
     def _go_out(self, idx: Ints, t_y: Floats) -> Ints:
         """He goes out beyond the boundary (Numbers 35:26-27); return those killed there."""
         boundary, people = self.options.boundary, self.people
-        frac, tree, trunk_in, found, option = self.rng.uniform(size=(5, len(idx)))
+        frac, tree, trunk_in, found, option = self.rng.rows(idx).uniform(size=(5, len(idx)))
         edge, out = self._edge_points(idx, frac)
         tree = tree < boundary.tree_share
         sign = np.where(trunk_in < 0.5, -1.0, 1.0)[:, None]
@@ -224,7 +234,8 @@ class City:
         within, finding, citation = (np.array(column) for column in zip(*places, strict=True))
         people.count("killed_again", idx)
         self._log_inside("killed_again", idx, t_y, rule=finding, citation=citation)
-        people.extend(idx, release_year(self.succession, t_y, self.options))
+        war_priest = self.options.priesthood.war_priest
+        people.extend(idx, self.succession.release(idx, t_y, war_priest=war_priest))
         moves = within == "another_city"
         self._move_neighbourhood(idx[~moves], t_y[~moves])
         self._move_city(idx[moves], t_y[moves])
@@ -233,7 +244,9 @@ class City:
         """He is banished to another neighbourhood of his city (Makkot 12b)."""
         towns = self.world.towns(self.people.city[idx])
         ring = shapely.line_interpolate_point(
-            shapely.get_exterior_ring(towns), self.rng.uniform(size=len(idx)), normalized=True
+            shapely.get_exterior_ring(towns),
+            self.rng.rows(idx).uniform(size=len(idx)),
+            normalized=True,
         )
         centre = shapely.get_coordinates(shapely.centroid(towns))
         where = (shapely.get_coordinates(ring) + centre) / 2.0

@@ -3,6 +3,7 @@ manslayer; and what it adds to a run (`ExileLife`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -12,11 +13,14 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from geo import to_lonlat
+from geo.arrays import Floats
 from refuge_map.simulation.events import EVENT_FIELDS, EXILE_KINDS, RESIDENCE_KINDS, EventLog
 from refuge_map.simulation.exile.city import LEDGER, City
 from refuge_map.simulation.exile.people import Manslayers, manslayer_table
 from refuge_map.simulation.exile.release import priest_deaths, succession_of
 from refuge_map.simulation.exile.rules import holds, places_of_exile, rulings_of
+from refuge_map.simulation.exile.runs import RunStreams, Successions, starts_of
+from refuge_map.simulation.exile.summary import exile_headline
 from refuge_map.simulation.exile.trial import trial
 from refuge_map.simulation.priesthood import YEAR_S, Succession
 from refuge_map.simulation.scenario_exile import ExileOptions
@@ -171,12 +175,70 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
         Events on the flight's clock, the years in the city, one row per manslayer, the rent
         ledger, the priests and the opinions.
     """
-    rngs, world = streams(seed, STREAMS, key=EXILE_STREAM), flight.world
-    rulings = list(rulings_of(options))
-    people = Manslayers.draw(flight, options, rulings, rngs)
-    succession = succession_of(options, rngs, people.case, world.t0_s / YEAR_S)
     log = EventLog(flight.dt_s, EXILE_KINDS)
-    exiles, back_y = trial(log, flight, people, options, succession, rulings, rngs["trial"])
+    people, successions, city = _live([flight], options, [seed], log)
+    succession = successions.runs[0]
+    priest_deaths(log, succession, options)
+    return ExileLife(
+        log=log,
+        world=flight.world,
+        by_incident=people.columns(flight, options),
+        rent=_ledger(city.ledger),
+        succession=succession,
+        opinions=exile_opinions(options, flight.world.bough_opinion),
+    )
+
+
+def exile_headlines(
+    flights: Sequence[Flight], options: ExileOptions, seeds: Sequence[int]
+) -> list[tuple[dict[str, Any], Floats, Succession]]:
+    """What the headline of each run reads of its exile (`live_in_exile` of each flight and
+    seed), the runs' exiles lived as one (`exile.runs`: each with the draws and the priests it
+    has alone): `exile_headline`'s blocks, the manslayers' ``entered_y``, the succession.
+
+    Parameters
+    ----------
+    flights
+        The runs' flights, flown (of one stack: their worlds share the network).
+    options
+        The scenario's `exile:` section.
+    seeds
+        Each run's root seed.
+
+    Returns
+    -------
+    list of tuple
+        Per run, in order.
+    """
+    log = EventLog(flights[0].dt_s, EXILE_KINDS, keep=False)  # the tables are the first run's
+    people, successions, _ = _live(flights, options, seeds, log)
+    bounds = successions.starts
+    headlines = []
+    for r, succession in enumerate(successions.runs):
+        column = people.headline_columns(slice(bounds[r], bounds[r + 1]))
+        headlines.append((exile_headline(column), column["entered_y"], succession))
+    return headlines
+
+
+def _live(
+    flights: Sequence[Flight], options: ExileOptions, seeds: Sequence[int], log: EventLog
+) -> tuple[Manslayers, Successions, City]:
+    """The exile of every run of `flights` (their incidents end to end), logged in `log`: the
+    manslayers, the priests and the years in the city."""
+    rngs = [streams(seed, STREAMS, key=EXILE_STREAM) for seed in seeds]
+    rulings = list(rulings_of(options))
+    world, outcomes = _together(flights)
+    people = Manslayers.draw(world, outcomes, options, rulings, rngs)
+    starts = starts_of([f.world.n for f in flights])
+    priests = [
+        succession_of(options, r, people.case[a:b], f.world.t0_s / YEAR_S)
+        for f, r, a, b in zip(flights, rngs, starts[:-1], starts[1:], strict=True)
+    ]
+    successions = Successions(tuple(priests), starts)
+    trial_streams = RunStreams(tuple(r["trial"] for r in rngs), starts)
+    exiles, back_y = trial(
+        log, world, outcomes, people, options, successions, rulings, trial_streams
+    )
     clock = np.full(world.n, np.nan)
     clock[exiles] = back_y
     city = City(
@@ -184,19 +246,23 @@ def live_in_exile(flight: Flight, options: ExileOptions, seed: int) -> ExileLife
         world,
         people,
         options,
-        succession,
+        successions,
         places_of_exile(options),
-        rngs["city"],
+        RunStreams(tuple(r["city"] for r in rngs), starts),
         clock,
         clock.copy(),
     )
     city.live(exiles)
-    priest_deaths(log, succession, options)
-    return ExileLife(
-        log=log,
-        world=world,
-        by_incident=people.columns(flight, options),
-        rent=_ledger(city.ledger),
-        succession=succession,
-        opinions=exile_opinions(options, world.bough_opinion),
-    )
+    return people, successions, city
+
+
+def _together(flights: Sequence[Flight]) -> tuple[World, pd.DataFrame]:
+    """The world and the outcomes of the flights' runs end to end (one run's as they are)."""
+    if len(flights) == 1:
+        return flights[0].world, flights[0].outcomes
+    # here, not at the top: the stack module loads the flight engine, which the exile's
+    # other users (a run read back from its folder) do not need
+    from refuge_map.simulation.stack import stack_worlds
+
+    outcomes = pd.concat([f.outcomes for f in flights], ignore_index=True)
+    return stack_worlds([f.world for f in flights]), outcomes

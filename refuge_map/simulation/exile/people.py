@@ -7,6 +7,7 @@ outcome is written in one place (`Manslayers.end`), with the time it happened.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,24 @@ from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions
 
 if TYPE_CHECKING:
+    from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
+
+
+def _drawn(
+    options: ExileOptions, n: int, rngs: dict[str, np.random.Generator]
+) -> tuple[Ints, Bools, Bools, Floats, Bools]:
+    """A run's draws of `Manslayers.draw` for its `n` incidents, in its streams' order: the
+    case, the Levite draw, office, further years of life (at a drawn age) and whether he is
+    a student."""
+    case = _assign_cases(options, n, rngs["cases"])
+    rng = rngs["people"]
+    age = rng.uniform(*options.age_years, n)
+    levite_draw = rng.uniform(size=n) < options.levite_share
+    office = rng.uniform(size=n) < options.office_share
+    remaining = options.priesthood.mortality.remaining_years(rng, age)
+    student = rngs["students"].uniform(size=n) < options.student_share
+    return case, levite_draw, office, remaining, student
 
 
 def _assign_cases(options: ExileOptions, n: int, rng: np.random.Generator) -> Ints:
@@ -81,27 +99,29 @@ class Manslayers:
     @classmethod
     def draw(
         cls,
-        flight: Flight,
+        world: World,
+        outcomes: pd.DataFrame,
         options: ExileOptions,
         rulings: list[Ruling],
-        rngs: dict[str, np.random.Generator],
+        rngs: Sequence[dict[str, np.random.Generator]],
     ) -> Manslayers:
         """The facts of every incident's case and the manslayer's age, lineage, office and
-        death; the flight's end decides who is already dead or still on the road."""
-        n, cases = flight.world.n, [choice.case for choice in options.cases]
-        case = _assign_cases(options, n, rngs["cases"])
-        rng = rngs["people"]
-        age = rng.uniform(*options.age_years, n)
-        levite_draw = rng.uniform(size=n) < options.levite_share
-        office = rng.uniform(size=n) < options.office_share
-        killed_y = flight.world.t0_s / YEAR_S
-        death_y = killed_y + options.priesthood.mortality.remaining_years(rng, age)
+        death; the flight's end (`world`, `outcomes`: `Flight.outcomes`) decides who is already
+        dead or still on the road. With several runs' streams (`rngs`), their incidents end to
+        end (`exile.runs`, `world.run`), each run's drawn from its own as alone."""
+        cases = [choice.case for choice in options.cases]
+        sizes = np.bincount(world.run, minlength=len(rngs)).tolist()
+        drawn = [_drawn(options, size, r) for size, r in zip(sizes, rngs, strict=True)]
+        columns = zip(*drawn, strict=True)  # each draw of every run, end to end
+        case, levite_draw, office, remaining, student = (np.concatenate(c) for c in columns)
+        n, killed_y = world.n, world.t0_s / YEAR_S
+        death_y = killed_y + remaining
         levite = np.array([c.killer.levite for c in cases])[case] | (
             levite_draw & np.array([can_be_levite(c) for c in cases])[case]
         )
         reasons = [(r.consequences and r.consequences.life_exile_reason) or "" for r in rulings]
-        city = codes_of(flight.outcomes["city"], flight.world.city_ids)
-        flight_end = flight.outcomes["outcome"].to_numpy()
+        city = codes_of(outcomes["city"], world.city_ids)
+        flight_end = outcomes["outcome"].to_numpy()
         outcome = np.select(
             [flight_end == CAPTURE, flight_end == HORIZON],
             ["caught_in_flight", "flight_unfinished"],
@@ -109,7 +129,7 @@ class Manslayers:
         ).astype(object)
         return cls(
             case=case,
-            student=rngs["students"].uniform(size=n) < options.student_share,
+            student=student,
             verdict=np.array([r.verdict for r in rulings])[case],
             life_reason=np.array(reasons, dtype=object)[case],
             tried=np.zeros(n, dtype=bool),
@@ -167,9 +187,10 @@ class Manslayers:
         labels = np.array([choice.label for choice in options.cases])
         reason = np.array([LIFE_REASONS.get(text, "") for text in self.life_reason], dtype=str)
         entered = np.isfinite(self.entered_y)
-        released = self.outcome == "released"
+        headline = self.headline_columns()
+        released = headline["outcome"] == "released"
         return {
-            "outcome": self.outcome.astype(str),
+            "outcome": headline["outcome"],
             "fled_to": flight.outcomes["city"].to_numpy(str),
             "city": np.where(self.city >= 0, flight.world.city_names(self.city), ""),
             "case": labels[self.case],
@@ -180,12 +201,21 @@ class Manslayers:
             "student": self.student,
             "held_office": self.office,
             "office_restored": office_restored(self.office, released, options),
-            "entered_y": self.entered_y,
+            "entered_y": headline["entered_y"],
             "end_y": self.end_y,
-            "years_in_exile": self.end_y - self.entered_y,
+            "years_in_exile": headline["years_in_exile"],
             "deterred_on_trial_road": self.deterred,
             "went_out": self.left,
             "killed_again": self.killed_again,
+        }
+
+    def headline_columns(self, rows: slice = slice(None)) -> dict[str, NDArray[Any]]:
+        """The columns of `columns` a replication's headline reads (``outcome``,
+        ``entered_y``, ``years_in_exile``), of `rows` (a run's, in a stack of runs)."""
+        return {
+            "outcome": self.outcome[rows].astype(str),
+            "entered_y": self.entered_y[rows],
+            "years_in_exile": self.end_y[rows] - self.entered_y[rows],
         }
 
 

@@ -51,12 +51,6 @@ def interruption(options: ExileOptions, case: NDArray[np.intp], killed_y: Floats
     return Interruption(killed_y[idx], why, idx.astype(np.int64))
 
 
-def release_year(succession: Succession, t_y: Floats, options: ExileOptions) -> Floats:
-    """When a verdict at `t_y` ends: the first death among the priests who count then
-    (Mishnah Makkot 2:6); ``inf`` with no high priest in office."""
-    return succession.release(t_y, war_priest=options.priesthood.war_priest)[0]
-
-
 def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) -> None:
     """One event per priest who dies within the horizon (they release, Mishnah Makkot 2:6)."""
     priests = succession.columns

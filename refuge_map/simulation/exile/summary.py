@@ -100,11 +100,12 @@ def _years_in_exile(column: dict[str, NDArray[Any]]) -> dict[str, dict[str, Any]
     }
 
 
-def exile_headline(life: ExileLife) -> dict[str, Any]:
+def exile_headline(column: dict[str, NDArray[Any]]) -> dict[str, Any]:
     """The blocks of `summarize_exile` that a replication's headline reads (``outcomes`` and
-    ``years_in_exile``), alone: the replications after the first need nothing more of their
-    exile, and the rest costs about as much again."""
-    column = life.by_incident
+    ``years_in_exile``), alone, from the manslayers' ``outcome``, ``entered_y`` and
+    ``years_in_exile`` (`ExileLife.by_incident`, or `Manslayers.headline_columns`): the
+    replications after the first need nothing more of their exile, and the rest costs about as
+    much again."""
     return {
         "outcomes": _counts(_outcome_codes(column["outcome"])),
         "years_in_exile": _years_in_exile(column),
@@ -117,7 +118,7 @@ def summarize_exile(life: ExileLife) -> dict[str, Any]:
     living in each city over the years, the opinions (its ``outcomes`` and ``years_in_exile``
     those of `exile_headline`, one path for both)."""
     column, rent = life.by_incident, life.rent["rent"]
-    headline = exile_headline(life)
+    headline = exile_headline(column)
     entered_y = column["entered_y"].astype(float)
     entered = ~np.isnan(entered_y)
     codes = _outcome_codes(column["outcome"])

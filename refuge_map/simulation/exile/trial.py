@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from numpy.typing import NDArray
 
 from geo.arrays import Bools, Floats, Ints
@@ -21,14 +22,14 @@ from refuge_map.law import Ruling
 from refuge_map.simulation.events import ARRIVAL, EventLog
 from refuge_map.simulation.exile.people import Manslayers
 from refuge_map.simulation.exile.rules import SPARED_RULE, home_rule, spared, verdict_texts
+from refuge_map.simulation.exile.runs import RunStreams, Successions
 from refuge_map.simulation.persuasion import CITATION, RULE, persuader
-from refuge_map.simulation.priesthood import YEAR_S, Succession
+from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions, Trial
 from refuge_map.simulation.travel import DAY_S, arrival_s
 
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
-    from refuge_map.simulation.engine import Flight
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class Leg:
 
 @dataclass
 class TrialLeg:
-    """The way to the court and back, with the log, the manslayers and the stream it uses.
+    """The way to the court and back, with the log, the manslayers and the streams it uses
+    (`RunStreams`: one per run).
 
     `avenger_off` holds, per incident, that the flight's avenger no longer pursues: the escorts
     persuaded him (in flight or on this road; a persuaded avenger does not come back) or he gave
@@ -81,7 +83,7 @@ class TrialLeg:
     people: Manslayers
     leg: Leg
     trial: Trial
-    rng: np.random.Generator
+    rng: RunStreams
     avenger_off: Bools
     plea: bool = False
     plea_p: float = 0.0
@@ -91,7 +93,7 @@ class TrialLeg:
     ) -> tuple[Bools, NDArray[np.int64], Floats, Floats]:
         """Whether the avenger attacks on one way, who turns him back (`SPEAKERS` codes: the
         escorts, or under R. Meir his plea), when, where."""
-        trial, rng, leg, world = self.trial, self.rng, self.leg, self.leg.world
+        trial, rng, leg, world = self.trial, self.rng.rows(idx), self.leg, self.leg.world
         rate = trial.strike_per_100km / 100_000.0
         n = len(idx)
         along = rng.standard_exponential(n) / rate if rate > 0 else np.full(n, np.inf)
@@ -145,32 +147,32 @@ class TrialLeg:
 
 def trial(
     log: EventLog,
-    flight: Flight,
+    world: World,
+    outcomes: pd.DataFrame,
     people: Manslayers,
     options: ExileOptions,
-    succession: Succession,
+    succession: Successions,
     rulings: list[Ruling],
-    rng: np.random.Generator,
+    rng: RunStreams,
 ) -> tuple[Ints, Floats]:
     """Fetch every arrived manslayer to trial and back (Numbers 35:24-25); return the exiles
-    and when they are back in their city (years)."""
-    outcomes = flight.outcomes
+    and when they are back in their city (years). `world` and `outcomes` (`Flight.outcomes`)
+    are those of the flight."""
     arrived = np.flatnonzero(outcomes["outcome"].to_numpy(str) == ARRIVAL)
     end_xy = np.column_stack([outcomes["x"].to_numpy(float), outcomes["y"].to_numpy(float)])
-    leg = Leg.of(flight.world, end_xy)
+    leg = Leg.of(world, end_xy)
     avenger_off = outcomes["deterred"].to_numpy(bool) | outcomes["gave_up"].to_numpy(bool)
-    world = flight.world
     walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
-    fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.uniform(
+    fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.rows(arrived).uniform(
         *options.trial.days_until_trial, len(arrived)
     )
     start_xy = end_xy[arrived]
-    city_names = flight.world.city_names(people.city[arrived])
+    city_names = world.city_names(people.city[arrived])
     log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
     alive = walk.way(arrived, fetch_s, outward=True)
     tried = arrived[alive]
     verdict_s = leg.arrival_s(arrived, fetch_s, leg.dist_m[arrived])[alive]
-    court, city = flight.world.killer_home[tried], flight.world.city_names(people.city[tried])
+    court, city = world.killer_home[tried], world.city_names(people.city[tried])
     rule, citation = verdict_texts(rulings, people.case[tried])
     log.event(
         "verdict", tried, "fugitive", verdict_s, court, city=city, rule=rule, citation=citation
@@ -189,13 +191,15 @@ def trial(
 
 
 def _sentence(
-    walk: TrialLeg, options: ExileOptions, succession: Succession, idx: Ints, verdict_s: Floats
+    walk: TrialLeg, options: ExileOptions, succession: Successions, idx: Ints, verdict_s: Floats
 ) -> tuple[Ints, Floats]:
     """The exile's term and his way back to the city (Numbers 35:25; Mishnah Makkot 2:6-7)."""
     log, people, leg = walk.log, walk.people, walk.leg
-    release_y, _ = succession.release(verdict_s / YEAR_S, war_priest=options.priesthood.war_priest)
+    war_priest = options.priesthood.war_priest
+    release_y = succession.release(idx, verdict_s / YEAR_S, war_priest=war_priest)
     release_y = people.sentence(idx, release_y)
-    depart_s = verdict_s + DAY_S * walk.rng.uniform(*options.trial.return_delay_days, len(idx))
+    delay_days = walk.rng.rows(idx).uniform(*options.trial.return_delay_days, len(idx))
+    depart_s = verdict_s + DAY_S * delay_days
     back_s = leg.arrival_s(idx, depart_s, leg.dist_m[idx])
     freed = spared(release_y, back_s)
     court = leg.world.killer_home[idx]
