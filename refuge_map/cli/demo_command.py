@@ -34,12 +34,12 @@ def demo(
     PNG too); print where everything is. `out` is refused if it holds files refuge-map did
     not write."""
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
+    from refuge_map.cli._aside import aside
     from refuge_map.cli.map_commands import scenario_cells
     from refuge_map.cli.sim_commands import with_replications
     from refuge_map.io import write_layers
     from refuge_map.render import network_map, save_map
     from refuge_map.render.run_layers import read_run_files
-    from refuge_map.render.static import static_map
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
@@ -62,10 +62,18 @@ def demo(
     for table in report_tables(run.summary):
         shown.print(table)
     run_files = read_run_files(out / "run")
-    cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
-    fmap = network_map(network, run=run_files, coverage=cells)
-    written.append(save_map(fmap, out / "map.html", self_contained=True))
-    written.append(static_map(network, out / "map.png", run=run_files))
+
+    def draw_png() -> Path:
+        # matplotlib is imported where the PNG is drawn: in the child, not in this process
+        from refuge_map.render.static import static_map
+
+        return static_map(network, out / "map.png", run=run_files)
+
+    with aside(draw_png) as png:  # the PNG is drawn in a child while the HTML map is built
+        cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
+        fmap = network_map(network, run=run_files, coverage=cells)
+        written.append(save_map(fmap, out / "map.html", self_contained=True))
+        written.append(png.result())
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")

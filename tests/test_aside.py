@@ -1,0 +1,72 @@
+"""`refuge_map.cli._aside`: work done in a forked child while the command goes on."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from refuge_map.cli._aside import aside
+from refuge_map.errors import RefugeError
+
+forks = pytest.mark.skipif(
+    not hasattr(os, "fork") or threading.active_count() > 1,
+    reason="no fork here (not POSIX, or other threads run: the work is then done here)",
+)
+
+
+@forks
+def test_the_work_is_done_in_a_child_and_its_result_comes_back() -> None:
+    with aside(os.getpid) as pending:
+        assert pending.result() != os.getpid()
+
+
+@forks
+def test_a_file_the_child_writes_is_there_once_the_result_is(tmp_path: Path) -> None:
+    target = tmp_path / "drawn.txt"
+
+    def draw() -> Path:
+        target.write_text("drawn", encoding="utf-8")
+        return target
+
+    with aside(draw) as pending:
+        assert pending.result() == target
+    assert target.read_text(encoding="utf-8") == "drawn"
+
+
+def test_work_that_fails_raises_its_error_here() -> None:
+    def fail() -> None:
+        raise RefugeError("cannot draw", source="map.png")
+
+    with aside(fail) as pending, pytest.raises(RefugeError, match="cannot draw"):
+        pending.result()
+
+
+def test_with_other_threads_running_the_work_is_done_here() -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        with aside(os.getpid) as pending:
+            assert pending.result() == os.getpid()
+    finally:
+        release.set()
+        other.join()
+
+
+@forks
+def test_leaving_the_block_by_an_error_waits_for_the_child(tmp_path: Path) -> None:
+    target = tmp_path / "late.txt"
+
+    def slow_draw() -> Path:
+        import time
+
+        time.sleep(0.2)
+        target.write_text("done", encoding="utf-8")
+        return target
+
+    with pytest.raises(KeyError), aside(slow_draw):
+        raise KeyError("the map failed")
+    assert target.read_text(encoding="utf-8") == "done"  # the child finished before we left
