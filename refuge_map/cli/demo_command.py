@@ -51,14 +51,15 @@ def demo(
         load_scenario(scenario or data_dir() / "scenarios" / "default.yaml"), replications
     )
     network = scenario_network(chosen)
-    written = write_layers(network.layers(), out / "network.gpkg")
-    cities = network.summary()
-    with atomic_file(out / "cities.csv") as tmp:
-        cities.to_csv(tmp)
-    written.append(out / "cities.csv")
-    shown.print(_cities_table(cities))
-    run = replicate(chosen)
-    written += write_run(run, out / "run")
+    layers = network.layers()  # made here: the map asks for them too
+    # the GeoPackage is written in a child while the run goes on here
+    with aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg:
+        cities = network.summary()
+        with atomic_file(out / "cities.csv") as tmp:
+            cities.to_csv(tmp)
+        shown.print(_cities_table(cities))
+        run = replicate(chosen)
+        written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
     for table in report_tables(run.summary):
         shown.print(table)
     run_files = read_run_files(out / "run")
