@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from refuge_data import data_dir
-from refuge_map.cli._app import app
+from refuge_map.cli._app import app, freeze_loaded
 from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ def demo(
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
+    freeze_loaded()
     check_folder_target(out)
     out.mkdir(parents=True, exist_ok=True)
     write_marker(out)  # claimed before the first file, so that a re-run after a kill may go on
