@@ -70,3 +70,34 @@ def test_leaving_the_block_by_an_error_waits_for_the_child(tmp_path: Path) -> No
     with pytest.raises(KeyError), aside(slow_draw):
         raise KeyError("the map failed")
     assert target.read_text(encoding="utf-8") == "done"  # the child finished before we left
+
+
+@forks
+def test_a_prepared_child_works_only_once_told_to_go_on(tmp_path: Path) -> None:
+    written = tmp_path / "written.txt"  # what the work reads, written here after the fork
+    prepared = tmp_path / "prepared.txt"
+
+    def prepare() -> None:
+        prepared.write_text("ready", encoding="utf-8")
+
+    def work() -> str:
+        return written.read_text(encoding="utf-8")
+
+    with aside(work, prepare=prepare) as pending:
+        written.write_text("the run's files", encoding="utf-8")
+        pending.go()
+        assert pending.result() == "the run's files"
+    assert prepared.read_text(encoding="utf-8") == "ready"
+
+
+@forks
+def test_a_prepared_child_never_told_to_go_on_does_no_work(tmp_path: Path) -> None:
+    target = tmp_path / "drawn.txt"
+
+    def work() -> Path:
+        target.write_text("drawn", encoding="utf-8")
+        return target
+
+    with pytest.raises(KeyError), aside(work, prepare=lambda: None):
+        raise KeyError("the run failed")
+    assert not target.exists()

@@ -14,6 +14,8 @@ from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from geo import RefugeNetwork
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
 
@@ -53,25 +55,23 @@ def demo(
     )
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
-    # the GeoPackage is written in a child while the run goes on here
-    with aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg:
+    # Two children work beside this process: one writes the GeoPackage while the run goes
+    # on here; the other imports matplotlib meanwhile, then draws the PNG from the run's
+    # files while the HTML map is built here.
+    with (
+        aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
+        aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
+    ):
         cities = network.summary()
         with atomic_file(out / "cities.csv") as tmp:
             cities.to_csv(tmp)
         shown.print(_cities_table(cities))
         run = replicate(chosen)
         written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
-    for table in report_tables(run.summary):
-        shown.print(table)
-    run_files = read_run_files(out / "run")
-
-    def draw_png() -> Path:
-        # matplotlib is imported where the PNG is drawn: in the child, not in this process
-        from refuge_map.render.static import static_map
-
-        return static_map(network, out / "map.png", run=run_files)
-
-    with aside(draw_png) as png:  # the PNG is drawn in a child while the HTML map is built
+        png.go()
+        for table in report_tables(run.summary):
+            shown.print(table)
+        run_files = read_run_files(out / "run")
         cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
         fmap = network_map(network, run=run_files, coverage=cells)
         written.append(save_map(fmap, out / "map.html", self_contained=True))
@@ -80,6 +80,19 @@ def demo(
     for path in written:
         shown.print(f"wrote {path}")
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
+
+
+def _import_static() -> None:
+    """Import the static figures' module (matplotlib): what the PNG's child prepares."""
+    import refuge_map.render.static  # noqa: F401
+
+
+def _draw_png(network: RefugeNetwork, out: Path) -> Path:
+    """The demo's PNG: the network and the run written in ``out/run``."""
+    from refuge_map.render.run_layers import read_run_files
+    from refuge_map.render.static import static_map
+
+    return static_map(network, out / "map.png", run=read_run_files(out / "run"))
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:
