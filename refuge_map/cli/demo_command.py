@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from geo import RefugeNetwork
+    from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
 
@@ -37,11 +38,8 @@ def demo(
     not write."""
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
     from refuge_map.cli._aside import aside
-    from refuge_map.cli.map_commands import scenario_cells
     from refuge_map.cli.sim_commands import with_replications
     from refuge_map.io import write_layers
-    from refuge_map.render import network_map, save_map
-    from refuge_map.render.run_layers import read_run_files
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
@@ -55,11 +53,12 @@ def demo(
     )
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
-    # Two children work beside this process: one writes the GeoPackage while the run goes
-    # on here; the other imports matplotlib meanwhile, then draws the PNG from the run's
-    # files while the HTML map is built here.
+    # Children work beside this process (two cores; the run uses one): one writes the
+    # GeoPackage while the run goes on here; two more import folium and matplotlib meanwhile,
+    # then, once the run's files are written, build the HTML map and draw the PNG from them.
     with (
         aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
+        aside(lambda: _write_html(network, chosen, out), prepare=_import_render) as html,
         aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
     ):
         cities = network.summary()
@@ -68,18 +67,33 @@ def demo(
         shown.print(_cities_table(cities))
         run = replicate(chosen)
         written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
+        html.go()
         png.go()
         for table in report_tables(run.summary):
             shown.print(table)
-        run_files = read_run_files(out / "run")
-        cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
-        fmap = network_map(network, run=run_files, coverage=cells)
-        written.append(save_map(fmap, out / "map.html", self_contained=True))
-        written.append(png.result())
+        written += [html.result(), png.result()]
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
+
+
+def _import_render() -> None:
+    """Import the HTML map's modules (folium, the coverage field): what its child prepares."""
+    import refuge_map.coverage
+    import refuge_map.render.run_layers  # noqa: F401
+
+
+def _write_html(network: RefugeNetwork, scenario: Scenario, out: Path) -> Path:
+    """The demo's self-contained HTML map: the network, the run written in ``out/run`` and
+    the scenario's coverage field."""
+    from refuge_map.cli.map_commands import scenario_cells
+    from refuge_map.render import network_map, save_map
+    from refuge_map.render.run_layers import read_run_files
+
+    cells = scenario_cells(scenario, cell_m=COVERAGE_CELL_M)
+    fmap = network_map(network, run=read_run_files(out / "run"), coverage=cells)
+    return save_map(fmap, out / "map.html", self_contained=True)
 
 
 def _import_static() -> None:
