@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from refuge_map.cli import _aside
 from refuge_map.cli._aside import aside
 from refuge_map.errors import RefugeError
 
@@ -15,6 +16,12 @@ forks = pytest.mark.skipif(
     not hasattr(os, "fork") or threading.active_count() > 1,
     reason="no fork here (not POSIX, or other threads run: the work is then done here)",
 )
+
+
+@pytest.fixture(autouse=True)
+def _a_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A core is spare, whatever the machine's load while the suite runs."""
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
 
 
 @forks
@@ -101,3 +108,9 @@ def test_a_prepared_child_never_told_to_go_on_does_no_work(tmp_path: Path) -> No
     with pytest.raises(KeyError), aside(work, prepare=lambda: None):
         raise KeyError("the run failed")
     assert not target.exists()
+
+
+def test_without_a_spare_core_the_work_is_done_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_aside, "spare_core", lambda: False)
+    with aside(os.getpid) as pending:
+        assert pending.result() == os.getpid()

@@ -7,8 +7,9 @@ writes its file itself (atomically, as it would here) and sends back only its sm
 A child can be started early, to `prepare` (import what its work needs) while this process
 still works on what the work will read, and be told to `Aside.go` on once that is written.
 
-Where there is no fork (not POSIX) or other threads run (a fork would copy their locks held),
-the work is done here when its result is asked for, as it always was.
+Where there is no fork (not POSIX), other threads run (a fork would copy their locks held) or
+no core is spare (`spare_core`: the children would only slow this process down), the work is
+done here when its result is asked for, as it always was.
 """
 
 from __future__ import annotations
@@ -22,6 +23,15 @@ from contextlib import contextmanager, suppress
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+
+
+def spare_core() -> bool:
+    """Whether a core is free for a child: the load (the last minute's average of runnable
+    processes, this one among them) leaves at least half a core of the machine's idle. On a
+    busy machine (measured at a load of 3-6 on two cores) the children competed with this
+    process and with each other: the command took longer, not shorter."""
+    cores = os.cpu_count() or 1
+    return cores > 1 and os.getloadavg()[0] <= cores - 0.5
 
 
 class Aside(Generic[T]):
@@ -43,7 +53,7 @@ class Aside(Generic[T]):
         self._pid: int | None = None
         self._pipe: int | None = None
         self._gate: int | None = None
-        if hasattr(os, "fork") and threading.active_count() == 1:
+        if hasattr(os, "fork") and threading.active_count() == 1 and spare_core():
             self._start(prepare)
 
     def _start(self, prepare: Callable[[], object] | None) -> None:
