@@ -126,7 +126,10 @@ class Asylum:
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
         if self._rings is not None:  # compiled (`compile`): GEOS only near a boundary
             zone = np.empty(x.size, dtype=np.intp)
-            intends = np.broadcast_to(np.asarray(intends_refuge, dtype=bool), x.shape).ravel()
+            intends = np.asarray(intends_refuge, dtype=bool)
+            if intends.shape != x.shape:  # one intent for all (broadcasting costs ~20 us)
+                intends = np.broadcast_to(intends, x.shape)
+            intends = intends.ravel()
             if self._kernels.zone_of(
                 np.ascontiguousarray(x.ravel()),
                 np.ascontiguousarray(y.ravel()),
@@ -170,6 +173,15 @@ class Asylum:
             if near.size:
                 held[near, z] = shapely.contains_xy(self.zones[z], x[near], y[near])
         return held
+
+    def clearance_where(
+        self, xy: NDArray[np.float64], where: NDArray[np.bool_], out: NDArray[np.float64]
+    ) -> None:
+        """`clearance` of the positions in `xy` (n, 2) whose row `where` holds, into the same
+        rows of `out` (the others untouched): one compiled pass, no gathering of the rows."""
+        self.compile()
+        assert self._rings is not None  # `compile` made them
+        self._kernels.clearance_where(xy, where, self._zone_bounds, self._rings, out)
 
     def clearance(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.float64]:
         """Straight-line distance (metres) from each position to the nearest zone, 0 inside one

@@ -4,9 +4,11 @@ a step costs a few calls however many agents it moves.
 Each rule's arithmetic is written once, here: the seconds each walks in a step (`clock`), the
 road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole move in a step
 (`move`: off-road leg, road walk or across country) and his position (`place`); who runs and
-whom the asylum predicate is asked about (`runners`), who climbs his tree (`climbers`); who sees
-whom (`watch`); the avengers who set out, give up or pursue (`pursuers`), where each makes for
-(`aims`) and who meet their fugitive (`contact`); whose trajectory row falls at a step (`due`)
+whom the asylum predicate is asked about (`runners`, `nearing`), who climbs his tree
+(`climbers`); who sees
+whom (`watch`); the avengers who set out, give up or pursue, and where each makes for
+(`pursuers`), and who meet their fugitive (`contact`); whose trajectory row falls at a step
+(`due`) and how many incidents have ended (`ended`)
 (the zones' tests are geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
 for all the rows: a step's array calls over every row, each reading and writing whole arrays,
 cost more than one loop that reads each row once. `_walk.RoadGraph` and `engine._Pursuit`
@@ -70,7 +72,8 @@ def clock(
     what it counted by the previous step (`walked`, updated): the same arithmetic in the same
     order, so the same bits. (A pass of its own: fused into `runners` it saved 3 us a step
     at 5,000 rows, 0.3% of the step, and left no seam for `tests/test_engine_shortcuts.py`'s
-    reference clock.)
+    reference clock. Rows not yet set out skipped with their 0.0 written, tried in session 5:
+    31 -> 40 us at 5,000 rows, slower.)
     """
     for i in range(len(since)):  # row by row: each row's pair of columns is one cache line
         for j in range(2):
@@ -103,6 +106,8 @@ def _xy_one(e: int, s: float, shape: Shape) -> tuple[float, float]:
 
 @njit(cache=True)
 def walk(
+    rows: Ints,
+    m: int,
     edge: Ints,
     s: Floats,
     left: Floats,
@@ -113,9 +118,9 @@ def walk(
     use_memo: bool,
     road: Road,
 ) -> None:
-    """Walk every walker up to `left` metres along a shortest road path to his target, in
-    place (`edge`, `s`, `left`: metres not walked, `reached`: whether he reached it); see
-    `_walk.RoadGraph.walk`.
+    """Walk the walkers of the first `m` of `rows` up to `left` metres each along a shortest
+    road path to his target, in place (`edge`, `s`, `left`: metres not walked, `reached`:
+    whether he reached it); see `_walk.RoadGraph.walk`.
 
     At a node he takes the next hop towards the nearer end of his target's edge; on his
     target's edge he goes straight to it. With `use_memo`, `memo` (`_walk.Heading`'s
@@ -124,7 +129,8 @@ def walk(
     """
     edge_u, edge_v, length, dist, hop, edge_of = road
     memo_edge, memo_to_edge, memo_to_s, memo_toward_u = memo
-    for i in range(len(edge)):
+    for k in range(m):
+        i = rows[k]
         e, pos, b, te, ts = edge[i], s[i], left[i], to_edge[i], to_s[i]
         if not b > 0:
             continue
@@ -183,14 +189,13 @@ def xy(edge: Ints, s: Floats, shape: Shape, x: Floats, y: Floats) -> None:
 
 
 @njit(cache=True)
-def place(mover: tuple[Any, ...], shape: Shape, xy: Floats, which: Bools) -> None:
-    """Write the metric position of every mover `which` holds into his row of `xy` (n, 2):
-    on the road, or on the straight off-road leg if he is still walking it (`mover` as for
-    `move`)."""
+def place(mover: tuple[Any, ...], shape: Shape, xy: Floats, rows: Ints, m: int) -> None:
+    """Write the metric position of the movers of the first `m` of `rows` into their rows of
+    `xy` (n, 2): on the road, or on the straight off-road leg if he is still walking it
+    (`mover` as for `move`)."""
     edge, s, _, _, _, off_total, off_left, foot_x, foot_y, leg_x, leg_y = mover
-    for i in range(len(xy)):
-        if not which[i]:
-            continue
+    for k in range(m):
+        i = rows[k]
         total = off_total[i]
         frac = off_left[i] / total if total > 0 else 0.0
         if frac > 0:  # still off the road: a few, in the first steps
@@ -224,14 +229,28 @@ def move(
     `reached` says who reached his target, `spare` the seconds each has left over (0 for one
     across). `mover` is ``(edge, s, run_m, road, offroad, off_total, off_left, foot_x,
     foot_y, leg_x, leg_y)`` (`engine._Mover`'s arrays, updated in place); `memo` and
-    `use_memo` as for `walk`.
+    `use_memo` as for `walk`. One whose step ends on his off-road leg is done in the first
+    pass (tallied and placed there), the others after the walk: 96 -> 72 us a call at 5,000
+    rows, live in the engine; and the walk, the tally and the placing go over the list of
+    those rows, not over every row: 72 -> 60 us (session 5).
+
+    Tried and reverted (session 5, 5,000 incidents' first 10 steps, the same bits each; times
+    of a call, replayed from the engine's own arguments or live in it): the whole move in one
+    pass per row (leg, walk, tally and place fused): 181 -> 210 us, slower; row lists by kind
+    (across, on the leg, on the road) appended without a branch, each list its own pass: 99
+    -> 99 us, no gain (most rows of those steps are still on their off-road leg, where the
+    walk is skipped anyway); the walk as an inlined per-row helper returning a tuple, called
+    from a loop over a row list: 6 -> 97 us for 696 walkers (the per-call cost the module
+    docstring names).
     """
-    edge, s, run_m, speed, offroad, _, off_left, _, _, _, _ = mover
+    edge, s, run_m, speed, offroad, off_total, off_left, foot_x, foot_y, leg_x, leg_y = mover
     n = len(tau)
-    budget = np.zeros(n)
+    budget, left = np.empty(n), np.empty(n)
+    walked, m = np.empty(n, dtype=np.intp), 0  # the rows walked, tallied and placed after
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0
+        budget[i] = left[i] = 0.0
         if not t > 0:
             continue
         if across[i]:
@@ -242,7 +261,8 @@ def move(
             xy[i, 0] += frac * dx
             xy[i, 1] += frac * dy
             run_m[i] += _least(go, gap)
-        elif off_left[i] > 0:
+            continue
+        if off_left[i] > 0:
             # Where the time covers the rest of the off-road leg it is done: exactly 0 left,
             # not the rounding residue of a subtraction (which would keep him "off the road"
             # forever).
@@ -252,21 +272,32 @@ def move(
             else:
                 t_off = t
                 off_left[i] = off_left[i] - t * offroad[i]
-            budget[i] = (t - t_off) * speed[i]
+            b = (t - t_off) * speed[i]
             run_m[i] = run_m[i] + t_off * offroad[i]  # and then the road's metres (below)
+            total = off_total[i]
+            frac = off_left[i] / total if total > 0 else 0.0
+            if not b > 0 and frac > 0:
+                # His step ends on the leg (most rows of a flight's first steps): nothing to
+                # walk; tallied and placed now, by the arithmetic of the passes below.
+                used = b - b
+                run_m[i] = run_m[i] + used
+                spare[i] = (b - used) / speed[i]
+                xy[i, 0] = foot_x[i] + frac * leg_x[i]
+                xy[i, 1] = foot_y[i] + frac * leg_y[i]
+                continue
+            budget[i] = left[i] = b
         else:
-            budget[i] = t * speed[i]
-    left = budget.copy()
-    walk(edge, s, left, to_edge, to_s, reached, memo, use_memo, road)
-    walked = np.zeros(n, dtype=np.bool_)
-    for i in range(n):
-        if tau[i] > 0 and not across[i]:
-            used = budget[i] - left[i]
-            run_m[i] = run_m[i] + used
-            reached[i] = reached[i] and off_left[i] <= 0
-            spare[i] = (budget[i] - used) / speed[i]
-            walked[i] = True
-    place(mover, shape, xy, walked)
+            budget[i] = left[i] = t * speed[i]
+        walked[m] = i
+        m += 1
+    walk(walked, m, edge, s, left, to_edge, to_s, reached, memo, use_memo, road)
+    for k in range(m):
+        i = walked[k]
+        used = budget[i] - left[i]
+        run_m[i] = run_m[i] + used
+        reached[i] = reached[i] and off_left[i] <= 0
+        spare[i] = (budget[i] - used) / speed[i]
+    place(mover, shape, xy, walked, m)
 
 
 @njit(cache=True)
@@ -326,6 +357,36 @@ def climbers(
     return anyone
 
 
+@njit(cache=True)
+def nearing(
+    ask: Bools,
+    run_m: Floats,
+    in_tree: Bools,
+    gap: Floats,
+    clear_until: Floats,
+    asked: Bools,
+    city: Ints,
+    near: Ints,
+) -> int:
+    """The fugitives the asylum predicate is asked about (`ask`), each `gap` metres from the
+    nearest zone (`geo.asylum.Asylum.clearance_where`): each is `asked`, in no city until it
+    answers (`city` -1), and cannot come into a zone before he has run (`run_m`) that far less
+    a metre for rounding (`clear_until`); those at no distance, or in a tree (where his bough
+    decides), are listed in `near` (ascending). Returns how many; see
+    `engine._Pursuit._ask_asylum`. (One pass, not a dozen array calls: ~30 us a step.)"""
+    n_near = 0
+    for i in range(len(ask)):
+        if not ask[i]:
+            continue
+        clear_until[i] = run_m[i] + gap[i] - 1.0
+        asked[i] = True
+        city[i] = -1
+        if gap[i] <= 0 or in_tree[i]:
+            near[n_near] = i
+            n_near += 1
+    return n_near
+
+
 @njit(cache=True, inline="always")
 def _within(dx: float, dy: float, m: float) -> bool:
     """Whether ``hypot(dx, dy) <= m``, without the square root where either leg alone is
@@ -360,19 +421,25 @@ def watch(
     (`leaves_road`) and is on it: not across country, in his tree or waiting, and done with
     his off-road leg (`off_left`); added to `f_across`); see `engine._Pursuit._watch`.
     Returns whether anyone sees anyone. (A pass of its own: fused into `pursuers`, as one
-    loop or as two in one call, the two measured 10% and 3% slower at 5,000 rows.)"""
+    loop or as two in one call, the two measured 10% and 3% slower at 5,000 rows. The
+    positions and the road are read only of the rows that can see: 52 -> 44 us at 5,000 rows,
+    live in the engine; the flags combined by bitwise `&` with no branch per flag, tried:
+    60 -> 69 us, slower.)"""
     anyone = False
     for i in range(len(in_flight)):
-        dx, dy = fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1]
-        running = in_flight[i] and f_end[i] == never
-        seen = running and set_out[i] and a_end[i] == never and _within(dx, dy, sight_m)
+        seen = False
+        if in_flight[i] and f_end[i] == never and set_out[i] and a_end[i] == never:
+            seen = _within(fxy[i, 0] - axy[i, 0], fxy[i, 1] - axy[i, 1], sight_m)
         sees[i] = seen
-        first[i] = seen and not saw[i]
+        first[i] = leaves[i] = False
+        if not seen:  # most rows: the rest is read only of those who see each other
+            continue
+        anyone = True
+        first[i] = not saw[i]
         on_road = not f_across[i] and not in_tree[i] and not waiting[i] and off_left[i] <= 0
-        leaves[i] = seen and leaves_road[i] and on_road
-        saw[i] |= first[i]
+        leaves[i] = leaves_road[i] and on_road
+        saw[i] = True
         f_across[i] |= leaves[i]
-        anyone |= seen
     return anyone
 
 
@@ -396,59 +463,53 @@ def pursuers(
     gives_up: Bools,
     tau: Floats,
     chasing: Bools,
+    fugitive: tuple[Ints, Floats, Floats],
+    goal: tuple[Ints, Floats, Floats],
+    aim: tuple[Ints, Floats, Floats],
 ) -> tuple[bool, bool, bool]:
     """The avengers at this step's time `t`: one whose fugitive ended ends at `step`; who
     sets out now (`sets_out`, added to `set_out`) or gives up now (`gives_up`, added to
     `gave_up`; he ends at `step`); the seconds each still pursuing walks (`tau`: his column 1
     of `walking`, none for the others) and who of them chases his fugitive, seeing him
     (`chasing`; across country (added to `a_across`) after one who left the road
-    (`f_across`)); see `engine._Pursuit._pursue`. Returns whether anyone set out, gave up,
-    and walks."""
+    (`f_across`)); and where each who walks makes for in this step (`aim`: edge, s, xy (n, 2);
+    the others' rows left unset): the fugitive he chases (`fugitive`'s road position edge, s;
+    across country his position, xy), else his `goal` (edge, s, xy); see
+    `engine._Pursuit._pursue`. Returns whether anyone set out, gave up, and walks. (The aim in
+    this pass, not one of its own: ~15 us a step less at 5,000 rows; and a row not on his way,
+    or who does not walk, left at once: 65 -> 52 us at 5,000 rows, live in the engine.)"""
+    f_edge, f_s, fxy = fugitive
+    goal_edge, goal_s, goal_xy = goal
+    to_edge, to_s, to_xy = aim
     anyone_sets_out = anyone_gives_up = anyone_walks = False
     for i in range(len(started)):
         if a_end[i] == never and f_end[i] < never:
             a_end[i] = step
-        on = started[i] and a_end[i] == never
-        sets_out[i] = on and not set_out[i] and setout_s[i] <= t
-        set_out[i] |= sets_out[i]
-        gives_up[i] = on and set_out[i] and give_up_s[i] <= t
-        if gives_up[i]:
-            gave_up[i] = True
+        sets_out[i] = gives_up[i] = chasing[i] = False
+        tau[i] = 0.0
+        if not (started[i] and a_end[i] == never):  # not on his way: nothing more to look at
+            continue
+        if not set_out[i] and setout_s[i] <= t:
+            sets_out[i] = set_out[i] = anyone_sets_out = True
+        if set_out[i] and give_up_s[i] <= t:
+            gives_up[i] = gave_up[i] = anyone_gives_up = True
             a_end[i] = step
-        pursuing = on and not gives_up[i]
-        tau[i] = walking[i, 1] if pursuing else 0.0
-        chasing[i] = sees[i] and pursuing
+            continue
+        tau[i] = walking[i, 1]
+        chasing[i] = sees[i]
         a_across[i] |= chasing[i] and f_across[i]
-        anyone_sets_out |= sets_out[i]
-        anyone_gives_up |= gives_up[i]
-        anyone_walks |= tau[i] > 0
-    return anyone_sets_out, anyone_gives_up, anyone_walks
-
-
-@njit(cache=True)
-def aims(
-    chasing: Bools,
-    a_across: Bools,
-    edge: Ints,
-    s: Floats,
-    fxy: Floats,
-    goal_edge: Ints,
-    goal_s: Floats,
-    goal_xy: Floats,
-    to_edge: Ints,
-    to_s: Floats,
-    to_xy: Floats,
-) -> None:
-    """Where each avenger makes for in this step (`to_edge`, `to_s`, `to_xy`): the fugitive
-    he chases (his road position `edge`, `s`; across country his position in `fxy`), else
-    his goal (`goal_edge`, `goal_s`, `goal_xy`); see `engine._Pursuit._pursue`."""
-    for i in range(len(chasing)):
+        if not tau[i] > 0:  # (the aim of one who does not walk is never read)
+            continue
+        anyone_walks = True
         if chasing[i]:
-            to_edge[i], to_s[i] = edge[i], s[i]
+            to_edge[i], to_s[i] = f_edge[i], f_s[i]
         else:
             to_edge[i], to_s[i] = goal_edge[i], goal_s[i]
-        at = fxy if chasing[i] and a_across[i] else goal_xy
-        to_xy[i, 0], to_xy[i, 1] = at[i, 0], at[i, 1]
+        if chasing[i] and a_across[i]:
+            to_xy[i, 0], to_xy[i, 1] = fxy[i, 0], fxy[i, 1]
+        else:
+            to_xy[i, 0], to_xy[i, 1] = goal_xy[i, 0], goal_xy[i, 1]
+    return anyone_sets_out, anyone_gives_up, anyone_walks
 
 
 @njit(cache=True)
@@ -489,6 +550,18 @@ def contact(
             killed[i] = captured[i] = True
             f_end[i] = step
     return anyone
+
+
+@njit(cache=True)
+def ended(f_end: Ints, a_end: Ints, step: int) -> int:
+    """How many incidents have both their fugitive and their avenger ended before `step`
+    (`f_end`, `a_end`); see `engine._Pursuit._compact` and `done`. (A count, not a mask: the
+    step asks it twice, and a mask is wanted only when rows are dropped; four array calls cost
+    ~25 us a step at 5,000 rows, this pass ~3.)"""
+    gone = 0
+    for i in range(len(f_end)):
+        gone += (f_end[i] < step) & (a_end[i] < step)
+    return gone
 
 
 @njit(cache=True)

@@ -12,6 +12,7 @@ an array lookup. The walk and the interpolation are compiled loops over the walk
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache, cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,9 +26,11 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
+@cache
 def compiled() -> ModuleType:
     """The compiled loops (`_compiled`), imported on first use: numba's import and the loading
-    of the cached kernels are paid only by a run that walks."""
+    of the cached kernels are paid only by a run that walks. (Kept once found: a step asks for
+    it a dozen times, and an import statement's lookup each time cost ~20 us a step.)"""
     from refuge_map.simulation import _compiled
 
     return _compiled
@@ -143,16 +146,17 @@ class RoadGraph:
         compiled().xy(_ints(edge), _floats(s), self.shape_tables, x, y)
         return x, y
 
-    @property
+    @cached_property
     def road_tables(self) -> tuple[NDArray[np.generic], ...]:
         """The arrays the compiled walk reads (`_compiled`): each edge's first and last node
-        and length, and the node-pair tables of distance, next hop and edge."""
+        and length, and the node-pair tables of distance, next hop and edge. (Made once: a
+        step hands them over twice.)"""
         return self.edge_u, self.edge_v, self.length, self.dist, self.next_hop, self.edge_of
 
-    @property
+    @cached_property
     def shape_tables(self) -> tuple[NDArray[np.generic], ...]:
         """The arrays the compiled interpolation reads (`_compiled`): the edge geometries'
-        vertices and segments, flat."""
+        vertices and segments, flat (made once, as `road_tables`)."""
         return (
             self._base,
             self.length,
@@ -227,6 +231,8 @@ class RoadGraph:
         reached = np.zeros(edge.shape, dtype=bool)
         held = memo if memo is not None else Heading.none(0)
         compiled().walk(
+            np.arange(len(edge)),
+            len(edge),
             edge,
             s,
             left,

@@ -96,6 +96,9 @@ class _Mover:
     _leg_y: Floats = field(init=False, repr=False)
     # the way each last chose on his road (`RoadGraph.walk`'s memo)
     _heading: Heading = field(init=False, repr=False)
+    # the arrays the compiled move reads and updates (`_compiled.move`), as it takes them: made
+    # once (the arrays change in place only; a tuple made at each of a step's moves cost ~2 us)
+    _arrays: tuple[NDArray[Any], ...] = field(init=False, repr=False)
 
     # the walk's memo is used (`RoadGraph.walk`); a test turns it off to show it changes nothing
     remembers = True
@@ -105,6 +108,19 @@ class _Mover:
         self._leg_x = self.start[:, 0] - self._foot_x
         self._leg_y = self.start[:, 1] - self._foot_y
         self._heading = Heading.none(len(self.s))
+        self._arrays = (
+            self.edge,
+            self.s,
+            self.run_m,
+            self.road,
+            self.offroad,
+            self.off_total,
+            self.off_left,
+            self._foot_x,
+            self._foot_y,
+            self._leg_x,
+            self._leg_y,
+        )
 
     def take(self, rows: Ints) -> _Mover:
         """The movers of `rows` only (compaction: the others have ended)."""
@@ -131,23 +147,6 @@ class _Mover:
         road, offroad = road.astype(float), offroad.astype(float)
         return cls(start, foot, off, off.copy(), edge, s, road, offroad, np.zeros(len(s)))
 
-    @property
-    def _arrays(self) -> tuple[NDArray[Any], ...]:
-        """The arrays the compiled move reads and updates (`_compiled.move`)."""
-        return (
-            self.edge,
-            self.s,
-            self.run_m,
-            self.road,
-            self.offroad,
-            self.off_total,
-            self.off_left,
-            self._foot_x,
-            self._foot_y,
-            self._leg_x,
-            self._leg_y,
-        )
-
     def move(
         self,
         graph: RoadGraph,
@@ -165,12 +164,12 @@ class _Mover:
         Returns where each reached his target, and the seconds each has left over (0 across
         country)."""
         reached, spare = np.empty(len(tau), dtype=bool), np.empty(len(tau))
-        compiled().move(
-            np.ascontiguousarray(tau, dtype=float),
+        compiled().move(  # every argument as the engine makes it: contiguous, float or intp
+            tau,
             across,
-            np.ascontiguousarray(to_edge, dtype=np.intp),
-            np.ascontiguousarray(to_s, dtype=float),
-            np.ascontiguousarray(to_xy, dtype=float),
+            to_edge,
+            to_s,
+            to_xy,
             xy,
             reached,
             spare,
@@ -185,7 +184,7 @@ class _Mover:
     def place(self, graph: RoadGraph, out: Floats) -> None:
         """Write the metric positions of every mover into `out` (n, 2): on the road, or on the
         straight off-road leg for those still walking it."""
-        compiled().place(self._arrays, graph.shape_tables, out, np.ones(len(out), dtype=bool))
+        compiled().place(self._arrays, graph.shape_tables, out, np.arange(len(out)), len(out))
 
 
 @dataclass(frozen=True)
@@ -334,6 +333,7 @@ class _Pursuit:
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
         self.city_kind = world.network.cities["kind"].to_numpy(str)
+        self.levitical = self.city_kind == LEVITICAL  # per city: one of the 42 (asked by step)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
         n_cities = len(world.city_ids)
@@ -413,7 +413,7 @@ class _Pursuit:
         if self.knows == "sees_him":
             return
         if self.knows == "nearest_city":
-            refuges = self.allowed & (self.city_kind != LEVITICAL)[None, :]
+            refuges = self.allowed & ~self.levitical[None, :]
             heading = nearest_city(world, world.place, refuges)
         elif self.has_tree.any():  # he knows the tree he runs for
             tree = self.has_tree
@@ -474,7 +474,7 @@ class _Pursuit:
             role,
             t_s[idx] if isinstance(t_s, np.ndarray) else t_s,
             step,
-            xy[idx],
+            xy.take(idx, axis=0),  # (the method: ~1 us, where xy[idx] costs ~4)
             self._places(city[idx]) if isinstance(city, np.ndarray) else city,
             None if rule is None else rule[idx],
             None if cite is None else cite[idx],
@@ -482,7 +482,7 @@ class _Pursuit:
 
     def _places(self, code: Ints) -> Coded:
         """The texts of place codes (`place_name`), as codes into it (no string per row)."""
-        return Coded(np.where(code < 0, len(self.place_name) - 1, code), self.place_name)
+        return Coded(code % len(self.place_name), self.place_name)  # -1: the last, ""
 
     def _log(
         self,
@@ -525,10 +525,10 @@ class _Pursuit:
         """Drop the rows of incidents ended before this step (their last trajectory row is
         written now), once they are an eighth of the rows: nothing reads them again. (An
         eighth, not a quarter: a step's passes over the rows cost more than the copying.)"""
-        gone = (self.f_end < step) & (self.a_end < step)
-        n_gone = np.count_nonzero(gone)
-        if n_gone == 0 or 8 * n_gone < len(gone):
+        n_gone = compiled().ended(self.f_end, self.a_end, step)
+        if n_gone == 0 or 8 * n_gone < len(self.f_end):
             return
+        gone = (self.f_end < step) & (self.a_end < step)
         self._store(gone)
         keep = np.flatnonzero(~gone)
         for name in _ROWS:
@@ -594,15 +594,16 @@ class _Pursuit:
         arrive, turned = found[in_flight[found]], found[:0]
         if arrive.size:
             received = self._admit(arrive, step, t)
-            arrive, turned = arrive[received], arrive[~received]
+            if received is not None:
+                arrive, turned = arrive[received], arrive[~received]
         if arrive.size:
             found = self.city[arrive]
             # the rule of an arrival on foot, in his tree, or in a Levitical city
-            levitical = self.city_kind[found] == LEVITICAL
+            levitical = self.levitical[found]
             rule = Coded(np.where(levitical, 2, self.in_tree[arrive]), self.arrival_rules)
             citation = Coded(levitical.astype(np.intp), self.arrival_citations)
-            city = self._places(found)
-            self._log("arrival", arrive, FUGITIVE, t, step, self.fxy[arrive], city, rule, citation)
+            city, at = self._places(found), self.fxy.take(arrive, axis=0)
+            self._log("arrival", arrive, FUGITIVE, t, step, at, city, rule, citation)
             self.f_end[arrive] = step
             self.last_end = step
         if reached is not None:
@@ -619,8 +620,8 @@ class _Pursuit:
             stranded = stranded[~np.isin(stranded, turned)]
         if stranded.size:
             self.waiting[stranded] = True
-            city = self._places(self.heading[stranded])
-            self._log("reached_unprotected", stranded, FUGITIVE, t, step, self.fxy[stranded], city)
+            city, at = self._places(self.heading[stranded]), self.fxy.take(stranded, axis=0)
+            self._log("reached_unprotected", stranded, FUGITIVE, t, step, at, city)
 
     def _run(self, tau: Floats) -> Bools:
         """The fugitives walk `tau` seconds each: by the road, by `Ways`, or across country.
@@ -706,14 +707,15 @@ class _Pursuit:
         self._event("sees_avenger", first, FUGITIVE, t, step, self.fxy)
         self._event("leaves_road", leaves, FUGITIVE, t, step, self.fxy, self.heading)
 
-    def _admit(self, rows: Ints, step: int, t: float) -> Bools:
+    def _admit(self, rows: Ints, step: int, t: float) -> Bools | None:
         """The cities receive those arriving (the working `rows`, ascending), or turn them away
         (a full city, Makkot 10b; one with no elders, Rambam, Rotzeach 7:6): they make for the
-        nearest other city. Returns whether each of `rows` was received."""
+        nearest other city. Returns whether each of `rows` was received, None if all were
+        (most steps: nothing to pick out)."""
         slot = self.reception.slot(self.run[rows], self.city[rows])
         received, rule, citation = self.reception.admit(slot)
         if received.all():
-            return received
+            return None
         idx, out = rows[~received], ~received
         why, cites = np.asarray(rule, dtype=object)[out], np.asarray(citation, dtype=object)[out]
         city = self._places(self.city[idx])
@@ -741,18 +743,25 @@ class _Pursuit:
     def _ask_asylum(self, rows: Bools) -> Ints:
         """Ask the asylum predicate where the fugitives of `rows` are (Mishnah Makkot 2:7).
         Returns the rows found in a city's asylum, ascending."""
-        ask = rows.nonzero()[0]
-        if ask.size == 0:
-            return ask
         # He moves at most as far as he runs: until he has run his distance to the nearest
         # zone (less a metre for rounding) the zones cannot hold him; one at a distance from
         # every zone is in none, and the predicate need not be asked (unless he is in a tree,
         # where his bough decides).
-        clearance = self.asylum.clearance(self.fxy[ask, 0], self.fxy[ask, 1])
-        self.clear_until[ask] = self.fug.run_m[ask] + clearance - 1.0
-        self.asked[ask] = True
-        self.city[ask] = -1
-        ask = ask[(clearance <= 0) | self.in_tree[ask]]
+        n = len(rows)
+        gap, near = np.empty(n), np.empty(n, dtype=np.intp)
+        self.asylum.clearance_where(self.fxy, rows, gap)
+        ask = near[
+            : compiled().nearing(
+                rows,
+                self.fug.run_m,
+                self.in_tree,
+                gap,
+                self.clear_until,
+                self.asked,
+                self.city,
+                near,
+            )
+        ]
         if ask.size == 0:
             return ask
         bough_x = bough_y = None  # nobody asked is in a tree: his own position decides
@@ -779,6 +788,7 @@ class _Pursuit:
         n = len(started)
         sets_out, gives_up, chasing = (np.empty(n, dtype=bool) for _ in range(3))
         tau = np.empty(n)
+        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
         # he chases whom he sees (by the road, or across country after one who left it);
         # otherwise he goes where he knows to look (`_avenger_goals`) and waits there
         set_out, gave_up, walks = compiled().pursuers(
@@ -800,29 +810,18 @@ class _Pursuit:
             gives_up,
             tau,
             chasing,
+            (self.fug.edge, self.fug.s, self.fxy),
+            (self.a_goal_edge, self.a_goal_s, self.a_goal_xy),
+            (to_edge, to_s, to_xy),
         )
         if set_out:
             self._event("avenger_sets_out", sets_out, AVENGER, self.setout_s, step, self.axy)
         if gave_up:
             self._event("avenger_gives_up", gives_up, AVENGER, self.give_up_s, step, self.axy)
             self.last_end = step
-        self._last_seen(chasing)
+        self._last_seen(chasing)  # his goal after: where he makes for now is set (`pursuers`)
         if not walks and self.skips_idle:  # nobody moves, so nobody reaches anyone
             return
-        to_edge, to_s, to_xy = np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, 2))
-        compiled().aims(
-            chasing,
-            self.a_across,
-            self.fug.edge,
-            self.fug.s,
-            self.fxy,
-            self.a_goal_edge,
-            self.a_goal_s,
-            self.a_goal_xy,
-            to_edge,
-            to_s,
-            to_xy,
-        )
         reached, _ = self.ave.move(self.graph, tau, self.a_across, to_edge, to_s, to_xy, self.axy)
         # only one who moved can kill; he must be on his way
         turned, killed = np.empty(len(tau), dtype=bool), np.empty(len(tau), dtype=bool)
@@ -895,7 +894,7 @@ class _Pursuit:
 
     def done(self, step: int) -> bool:
         """Whether every agent ended before this step (and so has its last row)."""
-        return bool((self.f_end < step).all() and (self.a_end < step).all())
+        return bool(compiled().ended(self.f_end, self.a_end, step) == len(self.f_end))
 
     def result(self, step: int) -> Flight:
         """Close the flight at `step`: the still running meet the horizon."""

@@ -249,6 +249,16 @@ class Reception:
         # each one's rank among this step's arrivals at his city: the earlier take the room
         receives = self.receives[city]
         room = np.where(receives, room_in_city(self.residents[city], self.population[city]), 0)
+        if len(city) == 1 or len(set(city.tolist())) == len(city):
+            # each at a city of his own this step (most steps: a few arrivals): rank 0 each,
+            # and counting is a fancy-indexed increment (~30 us less than ranking them)
+            received = room > 0
+            taken = city[received]
+            self.residents[taken] += 1
+            self.arrived[taken] += 1
+            if len(taken) < len(city):
+                self.turned_away[city[~received]] += 1
+            return self._refusals(received, receives)
         order = np.argsort(city, kind="stable")
         ranked = city[order]
         rank = np.empty(len(city), np.int64)
@@ -258,8 +268,14 @@ class Reception:
         self.residents += taken
         self.arrived += taken
         self.turned_away += np.bincount(city[~received], minlength=len(self.residents))
+        return self._refusals(received, receives)
+
+    @staticmethod
+    def _refusals(received: Bools, receives: Bools) -> tuple[Bools, NDArray[Any], NDArray[Any]]:
+        """`admit`'s result: `received`, and the rule and citation that turn away each one not
+        received (a full city, or one with no elders where it does not `receives`), else ""."""
         if received.all():  # every city had room for all who came (most steps)
-            blank = np.full(len(city), "")
+            blank = np.zeros(len(received), dtype="<U1")  # "" each, cheaper than np.full
             return received, blank, blank
         full_rule, full_citation = EVENT_KINDS["turned_away"]
         rule = np.where(receives, full_rule, NO_ELDERS_RULE)
