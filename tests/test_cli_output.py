@@ -3,6 +3,7 @@ the light start-up (imports, not times: timing is benchmarks/bench_startup.py's 
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -19,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "data" / "scenarios" / "tiny.yaml"
 HEAVY = ("geopandas", "shapely", "pyproj", "networkx", "pyogrio")
 #: What a command imports only when it needs it: a progress bar (long runs on a terminal,
-#: sweeps), the case vocabulary's reference page (`refuge judge --schema`).
-ON_DEMAND = ("rich.progress", "refuge_map.law.reference")
+#: sweeps), the case vocabulary's reference page (`refuge judge --schema`), scipy's shortest
+#: paths (`geo.shortest_paths` asks them only of graphs it does not answer itself).
+ON_DEMAND = ("rich.progress", "refuge_map.law.reference", "scipy.sparse.csgraph")
 
 
 def _loaded_after(statement: str, modules: tuple[str, ...] = HEAVY) -> list[str]:
@@ -58,6 +60,36 @@ def test_a_run_loads_no_progress_bar_nor_what_other_commands_need(tmp_path: Path
     )
     assert _loaded_after(f"exec({run!r})", ON_DEMAND) == []
     assert (tmp_path / "run" / "summary.json").is_file()  # the run did run
+
+
+def test_a_run_through_main_leaves_the_callers_collector_as_it_was(
+    run_cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    # only the console script's own process freezes what a command loaded
+    frozen = gc.get_freeze_count()
+    result = run_cli("run", TINY, "--out", tmp_path / "run")
+    assert result.code == 0, result.err
+    assert gc.get_freeze_count() == frozen
+
+
+def test_the_console_script_freezes_what_a_run_loaded(tmp_path: Path) -> None:
+    probe = (
+        "import gc, sys\n"
+        "from refuge_map.cli import _app, script\n"
+        "def frozen(): sys.stderr.write(f'FROZEN {gc.get_freeze_count()}\\n')\n"
+        "loaded = _app.freeze_loaded\n"
+        "_app.freeze_loaded = lambda: (loaded(), frozen())\n"
+        "import refuge_map.cli.sim_commands as sim\n"
+        "sim.freeze_loaded = _app.freeze_loaded\n"
+        f"sys.argv = ['refuge', 'run', {str(TINY)!r}, '--out', {str(tmp_path / 'run')!r}]\n"
+        "script()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    counts = [int(line.split()[1]) for line in done.stderr.splitlines() if line[:7] == "FROZEN "]
+    assert len(counts) == 1 and counts[0] > 50_000  # the simulation's modules and libraries
+    assert (tmp_path / "run" / "summary.json").is_file()
 
 
 def test_version(run_cli: Callable[..., Any]) -> None:

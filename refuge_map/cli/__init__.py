@@ -19,6 +19,7 @@ from refuge_data import InputError
 # Each command module registers its commands on `app` when imported (cheaply: the commands
 # import their heavy modules when they run).
 from refuge_map.cli import (  # noqa: F401
+    _app,
     demo_command,
     explore_command,
     geo_commands,
@@ -35,6 +36,7 @@ __all__ = ["app", "main", "script"]
 def script() -> NoReturn:
     """The `refuge` console script: `main` on the command line's arguments, then out of the
     interpreter at once (`_leave`)."""
+    _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
     try:
         main()
     except SystemExit as stop:

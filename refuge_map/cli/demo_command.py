@@ -9,11 +9,14 @@ import typer
 from rich.table import Table
 
 from refuge_data import data_dir
-from refuge_map.cli._app import app
+from refuge_map.cli._app import app, freeze_loaded
 from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from geo import RefugeNetwork
+    from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
 
@@ -34,15 +37,13 @@ def demo(
     PNG too); print where everything is. `out` is refused if it holds files refuge-map did
     not write."""
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
-    from refuge_map.cli.map_commands import scenario_cells
+    from refuge_map.cli._aside import aside
     from refuge_map.cli.sim_commands import with_replications
     from refuge_map.io import write_layers
-    from refuge_map.render import network_map, save_map
-    from refuge_map.render.run_layers import read_run_files
-    from refuge_map.render.static import static_map
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
+    freeze_loaded()
     check_folder_target(out)
     out.mkdir(parents=True, exist_ok=True)
     write_marker(out)  # claimed before the first file, so that a re-run after a kill may go on
@@ -51,25 +52,61 @@ def demo(
         load_scenario(scenario or data_dir() / "scenarios" / "default.yaml"), replications
     )
     network = scenario_network(chosen)
-    written = write_layers(network.layers(), out / "network.gpkg")
-    cities = network.summary()
-    with atomic_file(out / "cities.csv") as tmp:
-        cities.to_csv(tmp)
-    written.append(out / "cities.csv")
-    shown.print(_cities_table(cities))
-    run = replicate(chosen)
-    written += write_run(run, out / "run")
-    for table in report_tables(run.summary):
-        shown.print(table)
-    run_files = read_run_files(out / "run")
-    cells = scenario_cells(chosen, cell_m=COVERAGE_CELL_M)
-    fmap = network_map(network, run=run_files, coverage=cells)
-    written.append(save_map(fmap, out / "map.html", self_contained=True))
-    written.append(static_map(network, out / "map.png", run=run_files))
+    layers = network.layers()  # made here: the map asks for them too
+    # Children work beside this process (two cores; the run uses one): one writes the
+    # GeoPackage while the run goes on here; two more import folium and matplotlib meanwhile,
+    # then, once the run's files are written, build the HTML map and draw the PNG from them.
+    with (
+        aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
+        aside(lambda: _write_html(network, chosen, out), prepare=_import_render) as html,
+        aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
+    ):
+        cities = network.summary()
+        with atomic_file(out / "cities.csv") as tmp:
+            cities.to_csv(tmp)
+        shown.print(_cities_table(cities))
+        run = replicate(chosen)
+        written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
+        html.go()
+        png.go()
+        for table in report_tables(run.summary):
+            shown.print(table)
+        written += [html.result(), png.result()]
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
+
+
+def _import_render() -> None:
+    """Import the HTML map's modules (folium, the coverage field): what its child prepares."""
+    import refuge_map.coverage
+    import refuge_map.render.run_layers  # noqa: F401
+
+
+def _write_html(network: RefugeNetwork, scenario: Scenario, out: Path) -> Path:
+    """The demo's self-contained HTML map: the network, the run written in ``out/run`` and
+    the scenario's coverage field."""
+    from refuge_map.cli.map_commands import scenario_cells
+    from refuge_map.render import network_map, save_map
+    from refuge_map.render.run_layers import read_run_files
+
+    cells = scenario_cells(scenario, cell_m=COVERAGE_CELL_M)
+    fmap = network_map(network, run=read_run_files(out / "run"), coverage=cells)
+    return save_map(fmap, out / "map.html", self_contained=True)
+
+
+def _import_static() -> None:
+    """Import the static figures' module (matplotlib): what the PNG's child prepares."""
+    import refuge_map.render.static  # noqa: F401
+
+
+def _draw_png(network: RefugeNetwork, out: Path) -> Path:
+    """The demo's PNG: the network and the run written in ``out/run``."""
+    from refuge_map.render.run_layers import read_run_files
+    from refuge_map.render.static import static_map
+
+    return static_map(network, out / "map.png", run=read_run_files(out / "run"))
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:

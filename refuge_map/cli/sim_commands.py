@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refuge_map.cli._app import app
+from refuge_map.cli._app import app, freeze_loaded
 from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
 
@@ -83,6 +83,7 @@ def run_command(
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
+    freeze_loaded()
     scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)

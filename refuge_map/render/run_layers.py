@@ -350,24 +350,27 @@ def _agents(tracks: pd.DataFrame) -> pd.DataFrame:
 def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
     """The events of a category as markers, gathered into clusters that give their count,
     whose popups say what happened, when (since the killing), and cite the rule."""
+    ordered = events.sort_values("elapsed_s", kind="stable")
     markers = [
         (
-            round(as_float(event.lat), 5),
-            round(as_float(event.lon), 5),
+            round(as_float(lat), 5),
+            round(as_float(lon), 5),
             popup_parts(
-                str(event.kind).replace("_", " "),
+                str(kind).replace("_", " "),
                 [
-                    ("time", _event_time(event)),
-                    ("incident", event.incident),
-                    ("agent", event.agent_id),
-                    ("city", event.city),
-                    ("rule", cited(event.rule)),
-                    ("source", cited(event.citation)),
+                    ("time", _event_time(since, elapsed)),
+                    ("incident", incident),
+                    ("agent", agent),
+                    ("city", city),
+                    ("rule", cited(rule)),
+                    ("source", cited(citation)),
                 ],
             ),
-            esc(str(event.kind).replace("_", " ")),
+            esc(str(kind).replace("_", " ")),
         )
-        for event in events.sort_values("elapsed_s", kind="stable").itertuples(index=False)
+        for kind, lat, lon, since, elapsed, incident, agent, city, rule, citation in zip(
+            *(_cells(ordered[name]) for name in _EVENT_FIELDS), strict=True
+        )
     ]
     style = {
         "radius": 5,
@@ -386,11 +389,32 @@ def _event_layer(category: str, events: pd.DataFrame) -> MarkerLayer:
     )
 
 
-def _event_time(event: Any) -> str:
-    """When an event happened, counted from its incident's killing (a priest's events, of no
-    incident, from the run's start: the killings', when they fall at once)."""
-    since = event.since_killing_s
-    return since_killing(as_float(event.elapsed_s if pd.isna(since) else since))
+#: The columns of an event its marker shows, in the order `_event_layer` reads them.
+_EVENT_FIELDS = (
+    "kind",
+    "lat",
+    "lon",
+    "since_killing_s",
+    "elapsed_s",
+    "incident",
+    "agent_id",
+    "city",
+    "rule",
+    "citation",
+)
+
+
+def _cells(column: pd.Series) -> list[Any]:
+    """A column's cells as Python values, the values iterating it gives (a missing text as
+    NaN), at once: iterating a text column converts its Arrow values one by one."""
+    return column.to_numpy(dtype=object).tolist()
+
+
+def _event_time(since: Any, elapsed: Any) -> str:
+    """When an event happened (`since` its incident's killing, `elapsed` since the run's
+    start), counted from its incident's killing (a priest's events, of no incident, from the
+    run's start: the killings', when they fall at once)."""
+    return since_killing(as_float(elapsed if pd.isna(since) else since))
 
 
 def _tree_layer(trees: list[dict[str, Any]]) -> folium.FeatureGroup:

@@ -1,0 +1,133 @@
+"""Work done aside, in a forked child process, while the command goes on in this one.
+
+`refuge demo` draws its PNG aside while it builds the HTML map: the two drawings take about a
+second each and share nothing, so on two cores the command waits for one of them, not both.
+The child is a fork, so it starts at once with everything already loaded (the network); it
+writes its file itself (atomically, as it would here) and sends back only its small result.
+A child can be started early, to `prepare` (import what its work needs) while this process
+still works on what the work will read, and be told to `Aside.go` on once that is written.
+
+Where there is no fork (not POSIX), other threads run (a fork would copy their locks held) or
+no core is spare (`spare_core`: the children would only slow this process down), the work is
+done here when its result is asked for, as it always was.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+
+def spare_core() -> bool:
+    """Whether a core is free for a child: the load (the last minute's average of runnable
+    processes, this one among them) leaves at least half a core of the machine's idle. On a
+    busy machine (measured at a load of 3-6 on two cores) the children competed with this
+    process and with each other: the command took longer, not shorter."""
+    cores = os.cpu_count() or 1
+    return cores > 1 and os.getloadavg()[0] <= cores - 0.5
+
+
+class Aside(Generic[T]):
+    """A piece of work under way in a child process (`aside`): ask for its `result`.
+
+    Parameters
+    ----------
+    work
+        The work, a call without arguments whose result pickles.
+    prepare
+        Done in the child at once (e.g. imports); the work then waits for `go`. Without it
+        the work starts at once.
+    """
+
+    def __init__(
+        self, work: Callable[[], T], *, prepare: Callable[[], object] | None = None
+    ) -> None:
+        self._work = work
+        self._pid: int | None = None
+        self._pipe: int | None = None
+        self._gate: int | None = None
+        if hasattr(os, "fork") and threading.active_count() == 1 and spare_core():
+            self._start(prepare)
+
+    def _start(self, prepare: Callable[[], object] | None) -> None:
+        read, write = os.pipe()
+        gate_read, gate = os.pipe() if prepare is not None else (None, None)
+        pid = os.fork()
+        if pid == 0:  # the child: do the work, send its result, leave without finalization
+            code = 1
+            try:
+                os.close(read)
+                gc.freeze()  # the parent's objects are no garbage: not scanned, not copied
+                if prepare is not None and gate_read is not None and gate is not None:
+                    os.close(gate)
+                    prepare()
+                    if not os.read(gate_read, 1):  # the parent gave up: no work to do
+                        os._exit(1)
+                payload = pickle.dumps(self._work())
+                with os.fdopen(write, "wb") as pipe:
+                    pipe.write(payload)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        if gate_read is not None:
+            os.close(gate_read)
+        self._pid, self._pipe, self._gate = pid, read, gate
+
+    def go(self) -> None:
+        """Let a child that prepared start its work (what it reads is ready)."""
+        if self._gate is not None:
+            with suppress(OSError):  # a child that died already: `result` does the work here
+                os.write(self._gate, b"1")
+            os.close(self._gate)
+            self._gate = None
+
+    def result(self) -> T:
+        """The work's result, once the child is done; where the child failed (or there was
+        none), the work done here, so that its error is raised here as any command's is."""
+        self.go()
+        payload = self._collect()
+        if payload is not None:
+            with suppress(Exception):  # any doubt about what came back: do the work here
+                done: T = pickle.loads(payload)
+                return done
+        return self._work()
+
+    def _collect(self) -> bytes | None:
+        """Wait for the child; what it sent if it finished well, else None (None too where
+        there was no child, or it was collected already)."""
+        if self._gate is not None:  # not told to go: it leaves without working
+            os.close(self._gate)
+            self._gate = None
+        if self._pid is None or self._pipe is None:
+            return None
+        pid, pipe = self._pid, self._pipe
+        self._pid = self._pipe = None
+        with os.fdopen(pipe, "rb") as reader:
+            payload = reader.read()
+        _, status = os.waitpid(pid, 0)
+        return payload if os.waitstatus_to_exitcode(status) == 0 and payload else None
+
+
+@contextmanager
+def aside(
+    work: Callable[[], T], *, prepare: Callable[[], object] | None = None
+) -> Iterator[Aside[T]]:
+    """Start `work` in a child process (after `prepare`, once told to `Aside.go`: see
+    `Aside`); within the block, ask for its `Aside.result`.
+
+    Leaving the block (by an error too) waits for the child: none is left running, nor its
+    file half-written, after the command.
+    """
+    pending = Aside(work, prepare=prepare)
+    try:
+        yield pending
+    finally:
+        pending._collect()
