@@ -21,7 +21,6 @@ from numpy.typing import NDArray
 from geo._errors import ParameterError
 from geo.crs import GEOD, to_lonlat
 from geo.roads import RoadRouter
-from geo.shortest_paths import flood
 
 #: Rambam, Rotzeach 8:5: the road is at least 32 cubits wide. The Talmudic source usually given
 #: is the road-width baraita of Bava Batra 100b (unverified, not read).
@@ -117,7 +116,7 @@ def signposts(
 ) -> pd.DataFrame:
     """A "miklat" sign at every junction on a way to a city, pointing along a shortest way.
 
-    One multi-source Dijkstra pass (`geo.shortest_paths.flood`) from the gates of
+    One multi-source Dijkstra pass (`scipy.sparse.csgraph.dijkstra`) from the gates of
     `cities` gives every node its road distance to the nearest gate and the next node on a
     shortest way there; the sign at a junction (a node with three or more neighbours) points
     along the road to that next node.
@@ -144,12 +143,16 @@ def signposts(
     ParameterError
         If no node is a gate of `cities`.
     """
+    from scipy.sparse.csgraph import dijkstra  # on first use (see geo.roads.RoadRouter._flood)
+
     targets = router.cities if cities is None else tuple(cities)
     gates = np.flatnonzero(np.isin(router.node_gate, targets))
     if not gates.size:
         raise ParameterError("no gates for these cities", field="cities", value=list(targets))
-    dist, pred, src = flood(router.adjacency, gates)
-    degree = router.adjacency.degree
+    dist, pred, src = dijkstra(
+        router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
+    )
+    degree = np.diff(router.matrix.tocsr().indptr)
     junction = (degree >= 3) & np.isfinite(dist) & (pred >= 0)
     if skip is not None:
         junction &= ~np.asarray(skip, dtype=bool)

@@ -20,7 +20,7 @@ from functools import cached_property
 from itertools import pairwise
 from os import PathLike
 from pathlib import Path
-from typing import Any, ClassVar, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
 import geopandas as gpd
 import networkx as nx
@@ -36,7 +36,9 @@ from geo._errors import DataFileError, ParameterError, QueryError
 from geo._validate import read_layer
 from geo.arrays import Floats
 from geo.crs import REGION_CRS, check_finite
-from geo.shortest_paths import Adjacency, all_pairs, flood
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_array
 
 #: Fields every road leg must carry.
 REQUIRED_FIELDS = ("id", "name", "from", "to", "route", "source", "license")
@@ -650,9 +652,8 @@ class RoadRouter:
         Edge LineStrings, oriented from `edge_u` to `edge_v`.
     edge_length_m
         Edge lengths.
-    adjacency
-        The shortest edge length between each pair of adjacent nodes, for the shortest paths
-        (`geo.shortest_paths`: scipy's results without importing scipy's csgraph).
+    matrix
+        Symmetric CSR matrix of the shortest edge length between each pair of adjacent nodes.
     """
 
     def __init__(self, graph: nx.MultiGraph) -> None:
@@ -666,9 +667,7 @@ class RoadRouter:
         self.edge_v = np.array([position[v] for _, v, *_ in edges], dtype=np.intp)
         self.edge_geometries = np.array([d["geometry"] for *_, d in edges], dtype=object)
         self.edge_length_m = shapely.length(self.edge_geometries)
-        self.adjacency = Adjacency.of_edges(
-            len(self.node_ids), self.edge_u, self.edge_v, self.edge_length_m
-        )
+        self.matrix = self._adjacency()
         self._tree = shapely.STRtree(self.edge_geometries)
         self._segments = _Segments.of(self.edge_geometries)
         self._edge_of_pair = self._shortest_edge_of_pair()
@@ -680,6 +679,20 @@ class RoadRouter:
             u, v = int(self.edge_u[edge]), int(self.edge_v[edge])
             best[(u, v)] = best[(v, u)] = edge
         return best
+
+    def _adjacency(self) -> csr_array:
+        from scipy.sparse import coo_array  # with the router: see RefugeNetwork.router
+
+        n = len(self.node_ids)
+        loop = self.edge_u == self.edge_v
+        rows = np.concatenate([self.edge_u[~loop], self.edge_v[~loop]])
+        cols = np.concatenate([self.edge_v[~loop], self.edge_u[~loop]])
+        length = np.tile(self.edge_length_m[~loop], 2)
+        # keep the shortest of parallel edges: sort longest first, let later entries win
+        order = np.lexsort((-length, cols, rows))
+        rows, cols, length = rows[order], cols[order], length[order]
+        last = np.r_[(rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]), True]
+        return coo_array((length[last], (rows[last], cols[last])), shape=(n, n)).tocsr()
 
     @property
     def cities(self) -> tuple[str, ...]:
@@ -724,12 +737,10 @@ class RoadRouter:
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
-        return flood(self.adjacency, np.atleast_1d(np.asarray(sources, dtype=np.intp)))[0]
+        from scipy.sparse.csgraph import dijkstra  # on first use: see _flood
 
-    def all_pairs(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
-        """Shortest road distance (metres) between every pair of nodes, and ``pred[a, b]``, the
-        node before `b` on the shortest path from `a` (`geo.shortest_paths.all_pairs`)."""
-        return all_pairs(self.adjacency)
+        indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
+        return np.asarray(dijkstra(self.matrix, directed=False, indices=indices, min_only=True))
 
     def _flood(self, cities: Sequence[str] | None) -> _Flood:
         key = self.cities if cities is None else tuple(sorted(set(cities)))
@@ -741,8 +752,18 @@ class RoadRouter:
                     field="cities",
                     value=unknown or list(key),
                 )
+            # csgraph (and the scipy.sparse.linalg it loads) is imported on the first route, so
+            # that a query with none (`refuge where`) starts without it
+            from scipy.sparse.csgraph import dijkstra
+
             gates = np.flatnonzero(np.isin(self.node_gate, key))
-            dist, pred, src = flood(self.adjacency, gates)
+            dist, pred, src = dijkstra(
+                self.matrix,
+                directed=False,
+                indices=gates,
+                min_only=True,
+                return_predecessors=True,
+            )
             city = np.where(src >= 0, self.node_gate[np.maximum(src, 0)], "")
             self._floods[key] = _Flood(dist, pred, city)
         return self._floods[key]

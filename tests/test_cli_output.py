@@ -20,9 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "data" / "scenarios" / "tiny.yaml"
 HEAVY = ("geopandas", "shapely", "pyproj", "networkx", "pyogrio")
 #: What a command imports only when it needs it: a progress bar (long runs on a terminal,
-#: sweeps), the case vocabulary's reference page (`refuge judge --schema`), scipy's shortest
-#: paths (`geo.shortest_paths` asks them only of graphs it does not answer itself).
-ON_DEMAND = ("rich.progress", "refuge_map.law.reference", "scipy.sparse.csgraph")
+#: sweeps), the case vocabulary's reference page (`refuge judge --schema`).
+ON_DEMAND = ("rich.progress", "refuge_map.law.reference")
 
 
 def _loaded_after(statement: str, modules: tuple[str, ...] = HEAVY) -> list[str]:

@@ -253,7 +253,7 @@ def test_node_distances_from_a_node(router: RoadRouter) -> None:
     assert dist[start] == 0.0
     east_gate = np.flatnonzero(router.node_gate == "east")[0]
     assert dist[east_gate] == pytest.approx(19000.0)
-    assert router.adjacency.matrix.shape == (len(router.node_x),) * 2
+    assert router.matrix.shape == (len(router.node_x),) * 2
 
 
 def test_unreachable_position_is_inf() -> None:
