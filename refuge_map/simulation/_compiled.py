@@ -245,12 +245,11 @@ def move(
     """
     edge, s, run_m, speed, offroad, off_total, off_left, foot_x, foot_y, leg_x, leg_y = mover
     n = len(tau)
-    budget, left = np.empty(n), np.empty(n)
+    budget, left = np.empty(n), np.empty(n)  # set, and read, only in the rows walked
     walked, m = np.empty(n, dtype=np.intp), 0  # the rows walked, tallied and placed after
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0
-        budget[i] = left[i] = 0.0
         if not t > 0:
             continue
         if across[i]:
