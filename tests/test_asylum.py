@@ -211,6 +211,22 @@ def test_the_compiled_test_agrees_with_geos_on_holes_parts_and_overlaps(x, y, ho
     assert np.all((clearance == 0) | (true > 0))  # inside or on a zone: 0
 
 
+def test_clearance_where_writes_the_rows_it_picks_as_clearance_and_leaves_the_others(network):
+    asylum = network.asylum
+    site = shapely.get_coordinates(network.cities["site"].to_numpy())[0]
+    box = asylum._zone_bounds[0]
+    xy = np.array(
+        [[site[0], site[1]], [box[0] + 0.5, box[3] - 0.5], [site[0], box[3] + 250.0], [0.0, 0.0]]
+    )
+    where = np.array([True, True, False, True])
+    out = np.full(len(xy), -7.0)  # a row not picked keeps what it held
+    asylum.clearance_where(xy, where, out)
+    expected = asylum.clearance(xy[:, 0], xy[:, 1])
+    assert out[2] == -7.0
+    np.testing.assert_array_equal(out[where], expected[where])
+    asylum.clearance_where(xy[:0], where[:0], out[:0])  # no rows: nothing to write
+
+
 def test_clearance_is_0_inside_the_distance_within_a_box_and_the_box_s_beyond(network):
     asylum = network.asylum
     site = shapely.get_coordinates(network.cities["site"].to_numpy())[0]

@@ -17,6 +17,7 @@ import pytest
 
 from refuge_map.simulation import Scenario, load_scenario
 from refuge_map.simulation._setup import build_world
+from refuge_map.simulation._walk import compiled
 from refuge_map.simulation.engine import NEVER, Flight, _Mover, _Pursuit, fly
 from refuge_map.simulation.travel import DAY_S, walked_s
 
@@ -85,3 +86,37 @@ def test_shortcuts_change_nothing(name: str, monkeypatch: pytest.MonkeyPatch) ->
     assert fast.tracks.keys() == slow.tracks.keys()
     for key, column in fast.tracks.items():
         np.testing.assert_array_equal(column, slow.tracks[key], err_msg=key)
+
+
+def test_the_engine_hands_the_compiled_move_one_kind_of_argument() -> None:
+    # `_Mover.move` passes its arguments to the compiled move unconverted: a caller that made
+    # one of another dtype or layout (int32, a column view) would compile it afresh, unseen.
+    # A flight that walks every way (road, `Ways` with no signposts, across country, off-road
+    # legs, trees) with an avenger who looks where he saw him compiles it for one signature.
+
+    scenario = Scenario.model_validate(
+        {
+            "name": "every-way",
+            "seed": 3,
+            "horizon_h": 6,
+            "incidents": [
+                {"place": "jerusalem"},
+                {"place": [35.272114, 32.177345]},
+                {
+                    "place": [35.272114, 32.177345],
+                    "tree": {"trunk": [35.279199, 32.203488], "bough": [35.279295, 32.203839]},
+                },
+            ],
+            "network": {"signposts": False},
+            "fugitive": {"knows_way_p": 0.0, "leave_road_p": 1.0},
+            "avenger": {
+                "knows": "sees_him",
+                "sight_m": 3000,
+                "delay_h": {"dist": "fixed", "value": 0.2},
+            },
+        }
+    )
+    flown = fly(scenario, build_world(scenario, scenario.seed))
+    kinds = set(flown.events["kind"])
+    assert {"leaves_road", "climbs_tree", "sees_avenger"} <= kinds
+    assert len(compiled().move.signatures) == 1

@@ -97,6 +97,29 @@ def test_majority_rule_counts_room() -> None:
     assert reception.summary()["received_by_kind"] == {"levitical": 0, "refuge": 2}
 
 
+def test_arrivals_at_cities_of_their_own_are_received_as_when_ranked_together() -> None:
+    # `admit` counts a step whose arrivals are each at a city of his own without ranking
+    # them; the same arrivals in one call (ranked by city) are received and refused alike
+    def reception() -> Reception:
+        return Reception.of(
+            ("a", "b", "c"),
+            np.array(["refuge", "refuge", "refuge"]),
+            CityConditions(population=1, by_city={"b": {"elders": False}}),
+        )
+
+    together, apart = reception(), reception()
+    ranked = together.admit(np.array([0, 1, 2, 0, 0]))
+    steps = [apart.admit(np.array(cities)) for cities in ([0, 1, 2], [0], [0])]
+    one_by_one = [np.concatenate([step[k] for step in steps]) for k in range(3)]
+    assert ranked[0].tolist() == one_by_one[0].tolist() == [True, False, True, True, False]
+    assert ranked[1].tolist() == one_by_one[1].tolist()
+    assert ranked[2].tolist() == one_by_one[2].tolist()
+    assert one_by_one[1][1].startswith("a city with no elders")
+    assert one_by_one[1][4].startswith("the majority")
+    assert together.summary() == apart.summary()
+    assert apart.summary()["by_city"]["a"]["turned_away"] == 1
+
+
 def test_an_unknown_city_in_by_city_names_the_field() -> None:
     with pytest.raises(ValueError, match="'jericho' is not a city of the network"):
         run_with(cities={"by_city": {"jericho": {"population": 10}}})

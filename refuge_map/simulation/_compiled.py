@@ -5,11 +5,10 @@ Each rule's arithmetic is written once, here: the seconds each walks in a step (
 road walk (`walk`), the interpolation of road positions (`xy`), a mover's whole move in a step
 (`move`: off-road leg, road walk or across country) and his position (`place`); who runs and
 whom the asylum predicate is asked about (`runners`, `nearing`), who climbs his tree
-(`climbers`); who sees
-whom (`watch`); the avengers who set out, give up or pursue, and where each makes for
-(`pursuers`), and who meet their fugitive (`contact`); whose trajectory row falls at a step
-(`due`) and how many incidents have ended (`ended`)
-(the zones' tests are geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
+(`climbers`); who sees whom (`watch`); the avengers who set out, give up or pursue, and where
+each makes for (`pursuers`), and who meet their fugitive (`contact`); whose trajectory row
+falls at a step (`due`) and how many incidents have ended (`ended`) (the zones' tests are
+geometry's: `geo.asylum.Asylum.compile`). Each such pass is one call
 for all the rows: a step's array calls over every row, each reading and writing whole arrays,
 cost more than one loop that reads each row once. `_walk.RoadGraph` and `engine._Pursuit`
 hand them their arrays and turn what they flag into events. A road graph comes as two tuples of
@@ -245,12 +244,11 @@ def move(
     """
     edge, s, run_m, speed, offroad, off_total, off_left, foot_x, foot_y, leg_x, leg_y = mover
     n = len(tau)
-    budget, left = np.empty(n), np.empty(n)
+    budget, left = np.empty(n), np.empty(n)  # set, and read, only in the rows walked
     walked, m = np.empty(n, dtype=np.intp), 0  # the rows walked, tallied and placed after
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0
-        budget[i] = left[i] = 0.0
         if not t > 0:
             continue
         if across[i]:
