@@ -61,3 +61,15 @@ def test_each_run_s_manslayers_are_released_by_their_own_run_s_priest() -> None:
     # run 0's priest dies at 5 (after that no high priest is in office: exile for life);
     # incident 3 is run 1's, whose priest dies at 9
     np.testing.assert_array_equal(release_y, [5.0, np.inf, 9.0])
+
+
+def test_a_run_none_of_whose_rows_are_asked_draws_nothing() -> None:
+    # the middle run has incidents, but the call asks only for rows of the first and the last
+    streams = RunStreams(_generators([1, 2, 3]), starts_of([2, 3, 2]))
+    drawn = streams.rows(np.array([0, 5, 6])).standard_exponential((2, 3))
+    alone = _generators([1, 2, 3])
+    expected = np.hstack(
+        [alone[0].standard_exponential((2, 1)), alone[2].standard_exponential((2, 2))]
+    )
+    np.testing.assert_array_equal(drawn, expected)
+    assert streams.rngs[1].uniform() == alone[1].uniform()  # untouched, as a fresh one
