@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from refuge_map.simulation.exile.runs import RunStreams, Successions, starts_of
 from refuge_map.simulation.priesthood import Succession
@@ -73,3 +74,22 @@ def test_a_run_none_of_whose_rows_are_asked_draws_nothing() -> None:
     )
     np.testing.assert_array_equal(drawn, expected)
     assert streams.rngs[1].uniform() == alone[1].uniform()  # untouched, as a fresh one
+
+
+@pytest.mark.parametrize("idx", [[2, 0, 3], [0, 1, 4], [-1, 0, 2]])
+def test_rows_out_of_order_or_of_no_run_are_refused_not_drawn_for(idx: list[int]) -> None:
+    # out of order, a run's rows are no slice of them: it would get another run's numbers
+    streams = RunStreams(_generators([1, 2]), starts_of([2, 2]))
+    priests = Successions((_succession(5.0), _succession(9.0)), starts_of([2, 2]))
+    with pytest.raises(ValueError, match="ascending incidents"):
+        streams.rows(np.array(idx)).uniform(size=3)
+    with pytest.raises(ValueError, match="ascending incidents"):
+        priests.release(np.array(idx), np.zeros(3), war_priest="first_tanna")
+
+
+@pytest.mark.parametrize("size", [None, 3, (4, 2), (2, 3)])
+def test_draws_whose_last_axis_is_not_one_per_row_are_refused(size: object) -> None:
+    # four rows asked (two of each run): a draw of another shape would be split wrongly
+    streams = RunStreams(_generators([1, 2]), starts_of([2, 2]))
+    with pytest.raises(ValueError, match="one per row"):
+        streams.rows(np.arange(4)).uniform(size=size)  # type: ignore[arg-type]
