@@ -114,3 +114,17 @@ def test_without_a_spare_core_the_work_is_done_here(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_aside, "spare_core", lambda: False)
     with aside(os.getpid) as pending:
         assert pending.result() == os.getpid()
+
+
+def test_where_no_child_can_be_forked_the_work_is_done_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN
+
+    monkeypatch.setattr(os, "fork", refused)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with aside(os.getpid, prepare=lambda: None) as pending:
+        assert pending.result() == os.getpid()
+    if opened is not None:  # the pipes made for the child are closed again
+        assert len(os.listdir("/proc/self/fd")) == opened
