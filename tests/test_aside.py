@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import pytest
 from refuge_map.cli import _aside
 from refuge_map.cli._aside import aside
 from refuge_map.errors import RefugeError
+
+TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
 
 forks = pytest.mark.skipif(
     not hasattr(os, "fork") or threading.active_count() > 1,
@@ -128,3 +132,42 @@ def test_where_no_child_can_be_forked_the_work_is_done_here(
         assert pending.result() == os.getpid()
     if opened is not None:  # the pipes made for the child are closed again
         assert len(os.listdir("/proc/self/fd")) == opened
+
+
+#: `refuge demo` in a process of its own (children only where no other thread runs), a core
+#: spare or not; each child it starts is told on stderr.
+DEMO = """\
+import sys
+from refuge_map.cli import _aside, script
+start = _aside.Aside._start
+def told(self, prepare):
+    start(self, prepare)
+    if self._pid is not None:
+        sys.stderr.write("CHILD\\n")
+_aside.Aside._start = told
+_aside.spare_core = lambda: {spare}
+sys.argv = ["refuge", "demo", "--out", {out!r}, "--scenario", {scenario!r}]
+script()
+"""
+
+
+def _demo(out: Path, *, spare: bool) -> tuple[str, int]:
+    """What `refuge demo` of the tiny scenario prints into `out`, and how many children."""
+    probe = DEMO.format(spare=spare, out=str(out), scenario=str(TINY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    return done.stdout.replace(str(out), "OUT"), done.stderr.count("CHILD")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: the work is always done here")
+def test_the_demo_writes_and_prints_the_same_with_children_and_without(tmp_path: Path) -> None:
+    aside_out, here_out = tmp_path / "aside", tmp_path / "here"
+    printed, children = _demo(aside_out, spare=True)
+    assert children == 3  # the GeoPackage, the HTML map and the PNG
+    assert (printed, 0) == _demo(here_out, spare=False)
+    files = sorted(p.relative_to(aside_out) for p in aside_out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(here_out) for p in here_out.rglob("*") if p.is_file())
+    assert {"map.html", "map.png", "network.gpkg"} <= {str(f) for f in files}
+    for name in files:
+        assert (aside_out / name).read_bytes() == (here_out / name).read_bytes(), name
