@@ -171,3 +171,48 @@ def test_the_demo_writes_and_prints_the_same_with_children_and_without(tmp_path:
     assert {"map.html", "map.png", "network.gpkg"} <= {str(f) for f in files}
     for name in files:
         assert (aside_out / name).read_bytes() == (here_out / name).read_bytes(), name
+
+
+#: `refuge demo` whose run fails (bad input) while its children work or wait; then whether
+#: each child it started is still to be reaped (none should be: the command waited for it).
+FAILING_DEMO = """\
+import os, sys
+import refuge_map.simulation
+from refuge_map.cli import _aside, main
+from refuge_map.errors import RefugeError
+children = []
+start = _aside.Aside._start
+def told(self, prepare):
+    start(self, prepare)
+    if self._pid is not None:
+        children.append(self._pid)
+_aside.Aside._start = told
+_aside.spare_core = lambda: True
+def fails(scenario, *args, **kwargs):
+    raise RefugeError("no run today", source="replications")
+refuge_map.simulation.replicate = fails
+try:
+    main(["demo", "--out", {out!r}, "--scenario", {scenario!r}])
+except SystemExit as stop:
+    left = []
+    for pid in children:
+        try:
+            left.append(os.waitpid(pid, os.WNOHANG))
+        except ChildProcessError:
+            pass
+    print(f"CHILDREN {{len(children)}} LEFT {{len(left)}} CODE {{stop.code}}")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: the work is always done here")
+def test_a_demo_whose_run_fails_says_so_once_and_leaves_no_child_nor_map(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    probe = FAILING_DEMO.format(out=str(out), scenario=str(TINY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.splitlines()[-1] == "CHILDREN 3 LEFT 0 CODE 2"
+    assert done.stderr.splitlines() == ["refuge: error: replications: no run today"]
+    # what the demo wrote before the run (the GeoPackage its child finished), nothing after
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    assert written == [".refuge-map.json", "cities.csv", "network.gpkg"]
