@@ -111,11 +111,6 @@ class Successions:
     runs: tuple[Succession, ...]
     starts: Ints
 
-    @classmethod
-    def one(cls, succession: Succession, n: int) -> Successions:
-        """The priests of a single run of `n` incidents."""
-        return cls((succession,), np.array([0, n]))
-
     def release(self, idx: Ints, t_y: Floats, *, war_priest: str) -> Floats:
         """When verdicts at `t_y` of rows `idx` (ascending) end: each run's
         `Succession.release` of its rows."""
