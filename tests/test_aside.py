@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -11,6 +13,8 @@ import pytest
 from refuge_map.cli import _aside
 from refuge_map.cli._aside import aside
 from refuge_map.errors import RefugeError
+
+TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
 
 forks = pytest.mark.skipif(
     not hasattr(os, "fork") or threading.active_count() > 1,
@@ -114,3 +118,101 @@ def test_without_a_spare_core_the_work_is_done_here(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(_aside, "spare_core", lambda: False)
     with aside(os.getpid) as pending:
         assert pending.result() == os.getpid()
+
+
+def test_where_no_child_can_be_forked_the_work_is_done_here(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN
+
+    monkeypatch.setattr(os, "fork", refused)
+    opened = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with aside(os.getpid, prepare=lambda: None) as pending:
+        assert pending.result() == os.getpid()
+    if opened is not None:  # the pipes made for the child are closed again
+        assert len(os.listdir("/proc/self/fd")) == opened
+
+
+#: `refuge demo` in a process of its own (children only where no other thread runs), a core
+#: spare or not; each child it starts is told on stderr.
+DEMO = """\
+import sys
+from refuge_map.cli import _aside, script
+start = _aside.Aside._start
+def told(self, prepare):
+    start(self, prepare)
+    if self._pid is not None:
+        sys.stderr.write("CHILD\\n")
+_aside.Aside._start = told
+_aside.spare_core = lambda: {spare}
+sys.argv = ["refuge", "demo", "--out", {out!r}, "--scenario", {scenario!r}]
+script()
+"""
+
+
+def _demo(out: Path, *, spare: bool) -> tuple[str, int]:
+    """What `refuge demo` of the tiny scenario prints into `out`, and how many children."""
+    probe = DEMO.format(spare=spare, out=str(out), scenario=str(TINY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    return done.stdout.replace(str(out), "OUT"), done.stderr.count("CHILD")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: the work is always done here")
+def test_the_demo_writes_and_prints_the_same_with_children_and_without(tmp_path: Path) -> None:
+    aside_out, here_out = tmp_path / "aside", tmp_path / "here"
+    printed, children = _demo(aside_out, spare=True)
+    assert children == 3  # the GeoPackage, the HTML map and the PNG
+    assert (printed, 0) == _demo(here_out, spare=False)
+    files = sorted(p.relative_to(aside_out) for p in aside_out.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(here_out) for p in here_out.rglob("*") if p.is_file())
+    assert {"map.html", "map.png", "network.gpkg"} <= {str(f) for f in files}
+    for name in files:
+        assert (aside_out / name).read_bytes() == (here_out / name).read_bytes(), name
+
+
+#: `refuge demo` whose run fails (bad input) while its children work or wait; then whether
+#: each child it started is still to be reaped (none should be: the command waited for it).
+FAILING_DEMO = """\
+import os, sys
+import refuge_map.simulation
+from refuge_map.cli import _aside, main
+from refuge_map.errors import RefugeError
+children = []
+start = _aside.Aside._start
+def told(self, prepare):
+    start(self, prepare)
+    if self._pid is not None:
+        children.append(self._pid)
+_aside.Aside._start = told
+_aside.spare_core = lambda: True
+def fails(scenario, *args, **kwargs):
+    raise RefugeError("no run today", source="replications")
+refuge_map.simulation.replicate = fails
+try:
+    main(["demo", "--out", {out!r}, "--scenario", {scenario!r}])
+except SystemExit as stop:
+    left = []
+    for pid in children:
+        try:
+            left.append(os.waitpid(pid, os.WNOHANG))
+        except ChildProcessError:
+            pass
+    print(f"CHILDREN {{len(children)}} LEFT {{len(left)}} CODE {{stop.code}}")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork here: the work is always done here")
+def test_a_demo_whose_run_fails_says_so_once_and_leaves_no_child_nor_map(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    probe = FAILING_DEMO.format(out=str(out), scenario=str(TINY))
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.splitlines()[-1] == "CHILDREN 3 LEFT 0 CODE 2"
+    assert done.stderr.splitlines() == ["refuge: error: replications: no run today"]
+    # what the demo wrote before the run (the GeoPackage its child finished), nothing after
+    written = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    assert written == [".refuge-map.json", "cities.csv", "network.gpkg"]

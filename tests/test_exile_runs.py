@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from refuge_map.simulation.exile.runs import RunStreams, Successions, starts_of
 from refuge_map.simulation.priesthood import Succession
@@ -61,3 +62,34 @@ def test_each_run_s_manslayers_are_released_by_their_own_run_s_priest() -> None:
     # run 0's priest dies at 5 (after that no high priest is in office: exile for life);
     # incident 3 is run 1's, whose priest dies at 9
     np.testing.assert_array_equal(release_y, [5.0, np.inf, 9.0])
+
+
+def test_a_run_none_of_whose_rows_are_asked_draws_nothing() -> None:
+    # the middle run has incidents, but the call asks only for rows of the first and the last
+    streams = RunStreams(_generators([1, 2, 3]), starts_of([2, 3, 2]))
+    drawn = streams.rows(np.array([0, 5, 6])).standard_exponential((2, 3))
+    alone = _generators([1, 2, 3])
+    expected = np.hstack(
+        [alone[0].standard_exponential((2, 1)), alone[2].standard_exponential((2, 2))]
+    )
+    np.testing.assert_array_equal(drawn, expected)
+    assert streams.rngs[1].uniform() == alone[1].uniform()  # untouched, as a fresh one
+
+
+@pytest.mark.parametrize("idx", [[2, 0, 3], [0, 1, 4], [-1, 0, 2]])
+def test_rows_out_of_order_or_of_no_run_are_refused_not_drawn_for(idx: list[int]) -> None:
+    # out of order, a run's rows are no slice of them: it would get another run's numbers
+    streams = RunStreams(_generators([1, 2]), starts_of([2, 2]))
+    priests = Successions((_succession(5.0), _succession(9.0)), starts_of([2, 2]))
+    with pytest.raises(ValueError, match="ascending incidents"):
+        streams.rows(np.array(idx)).uniform(size=3)
+    with pytest.raises(ValueError, match="ascending incidents"):
+        priests.release(np.array(idx), np.zeros(3), war_priest="first_tanna")
+
+
+@pytest.mark.parametrize("size", [None, 3, (4, 2), (2, 3)])
+def test_draws_whose_last_axis_is_not_one_per_row_are_refused(size: object) -> None:
+    # four rows asked (two of each run): a draw of another shape would be split wrongly
+    streams = RunStreams(_generators([1, 2]), starts_of([2, 2]))
+    with pytest.raises(ValueError, match="one per row"):
+        streams.rows(np.arange(4)).uniform(size=size)  # type: ignore[arg-type]

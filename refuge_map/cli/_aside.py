@@ -7,9 +7,9 @@ writes its file itself (atomically, as it would here) and sends back only its sm
 A child can be started early, to `prepare` (import what its work needs) while this process
 still works on what the work will read, and be told to `Aside.go` on once that is written.
 
-Where there is no fork (not POSIX), other threads run (a fork would copy their locks held) or
-no core is spare (`spare_core`: the children would only slow this process down), the work is
-done here when its result is asked for, as it always was.
+Where there is no fork (not POSIX, or the system refuses one), other threads run (a fork
+would copy their locks held) or no core is spare (`spare_core`: the children would only slow
+this process down), the work is done here when its result is asked for, as it always was.
 """
 
 from __future__ import annotations
@@ -59,7 +59,13 @@ class Aside(Generic[T]):
     def _start(self, prepare: Callable[[], object] | None) -> None:
         read, write = os.pipe()
         gate_read, gate = os.pipe() if prepare is not None else (None, None)
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # no child to be had (a limit of processes, of memory): work here
+            for end in (read, write, gate_read, gate):
+                if end is not None:
+                    os.close(end)
+            return
         if pid == 0:  # the child: do the work, send its result, leave without finalization
             code = 1
             try:

@@ -24,8 +24,20 @@ from refuge_map.simulation.seeds import Draws
 
 
 def _bounds(idx: Ints, starts: Ints) -> Ints:
-    """Where the rows of each run begin among `idx` (ascending), then their number."""
-    return np.searchsorted(idx, starts)
+    """Where the rows of each run begin among `idx` (ascending), then their number.
+
+    Raises
+    ------
+    ValueError
+        If `idx` is not ascending or holds a row of no run: its rows of a run would be no
+        slice of it, and the run would get another run's numbers (a check, not an ``assert``:
+        ``python -O`` would drop it).
+    """
+    idx = np.asarray(idx)
+    bounds = np.searchsorted(idx, starts)
+    if bounds[0] != 0 or bounds[-1] != len(idx) or (idx[1:] < idx[:-1]).any():
+        raise ValueError("rows of several runs must be ascending incidents of those runs")
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -74,9 +86,11 @@ class _Split:
         draw: Callable[[np.random.Generator, tuple[int, ...]], Floats],
         size: int | tuple[int, ...] | None,
     ) -> Floats:
-        shape = tuple(int(k) for k in np.atleast_1d(np.asarray(size, dtype=np.int64)))
+        asked = np.atleast_1d(np.asarray(() if size is None else size, dtype=np.int64))
+        shape = tuple(int(k) for k in asked)
+        if not shape or shape[-1] != self.bounds[-1]:
+            raise ValueError(f"draws of shape {shape}: the last axis must be one per row")
         counts = np.diff(self.bounds).tolist()
-        assert sum(counts) == shape[-1], "one draw per row of the call"
         parts = [draw(rng, (*shape[:-1], k)) for rng, k in zip(self.rngs, counts, strict=True)]
         return np.concatenate(parts, axis=-1)
 
@@ -96,11 +110,6 @@ class Successions:
 
     runs: tuple[Succession, ...]
     starts: Ints
-
-    @classmethod
-    def one(cls, succession: Succession, n: int) -> Successions:
-        """The priests of a single run of `n` incidents."""
-        return cls((succession,), np.array([0, n]))
 
     def release(self, idx: Ints, t_y: Floats, *, war_priest: str) -> Floats:
         """When verdicts at `t_y` of rows `idx` (ascending) end: each run's
