@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -216,3 +217,25 @@ def test_a_demo_whose_run_fails_says_so_once_and_leaves_no_child_nor_map(tmp_pat
     # what the demo wrote before the run (the GeoPackage its child finished), nothing after
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
     assert written == [".refuge-map.json", "cities.csv", "network.gpkg"]
+
+
+@forks
+def test_a_child_given_up_leaves_though_a_child_made_after_it_still_waits() -> None:
+    # Two children wait to go and are given up in the order they were made (not nested): the
+    # second, forked after the first, inherited the first's gate; unless it closed it, the
+    # first never sees its gate closed and waits as long as the second does.
+    def waited(signum: int, frame: object) -> None:
+        raise TimeoutError("a child given up is still waiting for its gate")
+
+    previous = signal.signal(signal.SIGALRM, waited)
+    signal.alarm(20)
+    first = _aside.Aside(os.getpid, prepare=lambda: None)
+    second = _aside.Aside(os.getpid, prepare=lambda: None)
+    try:
+        assert first._collect() is None  # given up: it left without working
+        assert second._collect() is None
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        second._collect()
+        first._collect()

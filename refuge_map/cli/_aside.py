@@ -24,6 +24,11 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
+#: The parent's write ends of the gates of children still waiting for `Aside.go`. A child
+#: forked later inherits them and closes them at once: held open in it, a gate closed by the
+#: parent (give up) would never reach its own child as an end of file, and that child would wait.
+_OPEN_GATES: set[int] = set()
+
 
 def spare_core() -> bool:
     """Whether a core is free for a child: the load (the last minute's average of runnable
@@ -70,6 +75,8 @@ class Aside(Generic[T]):
             code = 1
             try:
                 os.close(read)
+                for inherited in _OPEN_GATES:
+                    os.close(inherited)
                 gc.freeze()  # the parent's objects are no garbage: not scanned, not copied
                 if prepare is not None and gate_read is not None and gate is not None:
                     os.close(gate)
@@ -83,17 +90,24 @@ class Aside(Generic[T]):
             finally:
                 os._exit(code)
         os.close(write)
-        if gate_read is not None:
+        if gate_read is not None and gate is not None:
             os.close(gate_read)
+            _OPEN_GATES.add(gate)
         self._pid, self._pipe, self._gate = pid, read, gate
+
+    def _close_gate(self) -> None:
+        """Close this process's end of the gate (told to go or not: no more to say)."""
+        if self._gate is not None:
+            _OPEN_GATES.discard(self._gate)
+            os.close(self._gate)
+            self._gate = None
 
     def go(self) -> None:
         """Let a child that prepared start its work (what it reads is ready)."""
         if self._gate is not None:
             with suppress(OSError):  # a child that died already: `result` does the work here
                 os.write(self._gate, b"1")
-            os.close(self._gate)
-            self._gate = None
+            self._close_gate()
 
     def result(self) -> T:
         """The work's result, once the child is done; where the child failed (or there was
@@ -109,9 +123,7 @@ class Aside(Generic[T]):
     def _collect(self) -> bytes | None:
         """Wait for the child; what it sent if it finished well, else None (None too where
         there was no child, or it was collected already)."""
-        if self._gate is not None:  # not told to go: it leaves without working
-            os.close(self._gate)
-            self._gate = None
+        self._close_gate()  # not told to go: it leaves without working
         if self._pid is None or self._pipe is None:
             return None
         pid, pipe = self._pid, self._pipe
