@@ -141,12 +141,7 @@ class World:
 
     def snap(self, xy: Floats) -> tuple[Ints, Floats, Floats]:
         """Road positions (edge, s) nearest to points, and the off-road distance to them."""
-        snap = self.network.router.snap(xy[:, 0], xy[:, 1])
-        return snap.edge, snap.along_m, snap.offroad_m
-
-    def road_distance(self, a_xy: Floats, b_xy: Floats) -> Floats:
-        """Metres from each point of `a_xy` to the same row of `b_xy` (`RoadGraph.between`)."""
-        return self.graph.between(self.snap(a_xy), self.snap(b_xy))
+        return _snap(self.network, xy)
 
     @property
     def city_ids(self) -> tuple[str, ...]:
@@ -186,9 +181,15 @@ class World:
 
     @property
     def city_roads(self) -> Floats:
-        """Road distance (metres) between the sites of every two cities (`road_distance`), by
-        city index; inf on the diagonal (`CityTables.roads`)."""
+        """Road distance (metres) between the sites of every two cities (`RoadGraph.between`),
+        by city index; inf on the diagonal (`CityTables.roads`)."""
         return self._cities.roads
+
+
+def _snap(network: RefugeNetwork, xy: Floats) -> tuple[Ints, Floats, Floats]:
+    """`World.snap` on `network`'s roads (a world's, or its cities' for `CityTables`)."""
+    snap = network.router.snap(xy[:, 0], xy[:, 1])
+    return snap.edge, snap.along_m, snap.offroad_m
 
 
 @dataclass(frozen=True)
@@ -225,8 +226,7 @@ class CityTables:
         site = np.column_stack([shapely.get_x(sites), shapely.get_y(sites)])
         k = len(site)
         a, b = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
-        ends = [network.router.snap(site[i, 0], site[i, 1]) for i in (a, b)]
-        dist = graph.between(*((end.edge, end.along_m, end.offroad_m) for end in ends))
+        dist = graph.between(_snap(network, site[a]), _snap(network, site[b]))
         return cls(
             name=np.array([*network.city_ids, ""]),
             kind=cities["kind"].to_numpy(str),
