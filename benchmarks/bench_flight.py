@@ -423,10 +423,12 @@ def bench_mesa(w: World, avenger: type[Avenger], steps: int) -> tuple[float, flo
     return active / seconds, active / cpu_seconds
 
 
-def interleaved(runs: dict[str, Callable[[], tuple[float, float]]]) -> dict[str, list[Any]]:
+def interleaved(
+    runs: dict[str, Callable[[], tuple[float, float]]],
+) -> dict[str, list[tuple[float, float]]]:
     """`REPEATS` rounds of every run in `runs` in turn (one of each, then again), so that a
     slow spell of a loaded machine falls on all of them alike: each run's (wall, CPU) rates."""
-    rates: dict[str, list[Any]] = {name: [] for name in runs}
+    rates: dict[str, list[tuple[float, float]]] = {name: [] for name in runs}
     for _ in range(REPEATS):
         for name, run in runs.items():
             rates[name].append(run())

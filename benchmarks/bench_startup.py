@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from itertools import pairwise
 from pathlib import Path
 
 from _timing import Seconds, command, load, median
@@ -71,8 +72,15 @@ marks["imported"] = time.time()
 atexit.register(lambda: marks.setdefault("command_done", time.time()))
 getattr(cli, "script", cli.main)()
 """
-#: The parts of a command's process `probed_command` gives, each from the mark before it.
-PARTS = ("first_line", "imported", "command_done", "exit_handlers_done", "gone")
+#: The parts of a command's process `probed_command` gives, each from the mark before it, and
+#: what `main` calls them.
+PARTS = {
+    "first_line": "interpreter start",
+    "imported": "import refuge_map.cli",
+    "command_done": "the command",
+    "exit_handlers_done": "exit handlers",
+    "gone": "interpreter exit",
+}
 
 
 def command_time(args: list[str]) -> Seconds:
@@ -104,8 +112,7 @@ def probed_command(args: list[str]) -> dict[str, float]:
             )
             marks = {"start": start} | _probe_marks(done.stderr) | {"gone": time.time()}
             parts = {
-                part: marks[part] - marks[before]
-                for before, part in zip(("start", *PARTS), PARTS, strict=False)
+                part: marks[part] - marks[before] for before, part in pairwise(("start", *PARTS))
             }
             runs.append(parts | {"total": marks["gone"] - start})
     return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
@@ -143,15 +150,8 @@ def main() -> None:
     for module in MODULES:
         print(f"import {module:<28} {import_time(module):5.2f} s  (python -X importtime)")
     parts = probed_command(["run", str(DEFAULT), "--out", "{tmp}/default"])
-    names = {
-        "first_line": "interpreter start",
-        "imported": "import refuge_map.cli",
-        "command_done": "the command",
-        "exit_handlers_done": "exit handlers",
-        "gone": "interpreter exit",
-    }
     print(f"refuge run default.yaml: {parts['total']:.2f} s wall (median of {REPEATS}), of which")
-    for part, name in names.items():
+    for part, name in PARTS.items():
         print(f"  {name:<24} {parts[part]:6.3f} s")
     print(load())
 

@@ -98,15 +98,8 @@ def _answers(case: Case, field: str, opinions: Opinions) -> list[tuple[Alternati
 def _field_values(field: str) -> list[Any]:
     """Every stated value of a top-level case field: its Literal choices, or true and false."""
     annotation = Case.model_fields[field].annotation
-    args = (
-        typing.get_args(annotation)
-        if typing.get_origin(annotation)
-        in (
-            typing.Union,
-            types.UnionType,
-        )
-        else (annotation,)
-    )
+    union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    args = typing.get_args(annotation) if union else (annotation,)
     values: list[Any] = []
     for arg in args:
         if typing.get_origin(arg) is typing.Literal:
