@@ -1,4 +1,4 @@
-"""`refuge_map.cli._aside`: work done in a forked child while the command goes on."""
+"""`refuge_map._aside`: work done in a forked child while the command goes on."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from refuge_map.cli import _aside
-from refuge_map.cli._aside import aside
+from refuge_map import _aside
+from refuge_map._aside import aside
 from refuge_map.errors import RefugeError
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
@@ -139,7 +139,8 @@ def test_where_no_child_can_be_forked_the_work_is_done_here(
 #: spare or not; each child it starts is told on stderr.
 DEMO = """\
 import sys
-from refuge_map.cli import _aside, script
+from refuge_map import _aside
+from refuge_map.cli import script
 start = _aside.Aside._start
 def told(self, prepare):
     start(self, prepare)
@@ -179,7 +180,8 @@ def test_the_demo_writes_and_prints_the_same_with_children_and_without(tmp_path:
 FAILING_DEMO = """\
 import os, sys
 import refuge_map.simulation
-from refuge_map.cli import _aside, main
+from refuge_map import _aside
+from refuge_map.cli import main
 from refuge_map.errors import RefugeError
 children = []
 start = _aside.Aside._start

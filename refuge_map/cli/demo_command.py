@@ -36,8 +36,8 @@ def demo(
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
     PNG too); print where everything is. `out` is refused if it holds files refuge-map did
     not write."""
+    from refuge_map._aside import aside
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
-    from refuge_map.cli._aside import aside
     from refuge_map.cli.sim_commands import with_replications
     from refuge_map.io import write_layers
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
