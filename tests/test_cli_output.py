@@ -202,3 +202,20 @@ def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_close
     )
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_console_script_runs_openblas_on_one_thread_unless_told_otherwise() -> None:
+    # set before numpy's import (which importing the CLI does not do): numpy's and scipy's
+    # OpenBLAS start no threads of their own in a command's process
+    probe = (
+        "import os, sys; from refuge_map import cli; "
+        "cli.main = lambda: print(os.environ.get(cli.BLAS_THREADS), 'numpy' in sys.modules); "
+        "cli.script()"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, seen in ((None, "1"), ("3", "3")):
+        told = env if given is None else env | {"OPENBLAS_NUM_THREADS": given}
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=told
+        )
+        assert done.stdout.split() == [seen, "False"]
