@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refuge_map.cli._app import app, freeze_loaded
+from refuge_map.cli._app import app, freeze_loaded, hold_collections
 from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
 
@@ -76,6 +76,7 @@ def run_command(
     """Simulate flight and pursuit (and the exile) in every replication; write the first run's
     events, trajectories and tables, the summary with each outcome's mean and 95% interval
     across the replications, and one row per replication; print them and the assumptions."""
+    hold_collections()
     from geo import GeoError
     from refuge_map._atomic import check_folder_target
     from refuge_map.limits import check_run
