@@ -81,9 +81,11 @@ def run_command(
     from refuge_map._atomic import check_folder_target
     from refuge_map.limits import check_run
     from refuge_map.simulation import load_scenario, replicate, write_run
+    from refuge_map.simulation._walk import compiled
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
+    compiled()  # numba too, with the collections held and frozen after (a run walks)
     freeze_loaded()
     scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and not 0 <= seed <= MAX_SEED:
