@@ -85,14 +85,15 @@ def run_command(
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
-    compiled()  # numba too, with the collections held and frozen after (a run walks)
-    freeze_loaded()
     scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)
     check_folder_target(out)
     if not no_limits:
         check_run(scenario, source=str(scenario_file))
+    # numba too, once the input is known good, with the collections held and frozen after
+    compiled()
+    freeze_loaded()
     try:
         with _progress_bar(scenario) as progress:
             run = replicate(scenario, seed, progress=progress)
