@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from geo import RefugeNetwork
+    from refuge_map.render.network_map import MapDraft
     from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
@@ -54,11 +55,13 @@ def demo(
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
     # Children work beside this process (two cores; the run uses one): one writes the
-    # GeoPackage while the run goes on here; two more import folium and matplotlib meanwhile,
-    # then, once the run's files are written, build the HTML map and draw the PNG from them.
+    # GeoPackage while the run goes on here; one drafts the HTML map (what the run does not
+    # change) and one imports matplotlib meanwhile; once the run's files are written, they
+    # finish the HTML map and draw the PNG from them.
+    html_map = _HtmlMap(network, chosen, out)
     with (
         aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
-        aside(lambda: _write_html(network, chosen, out), prepare=_import_render) as html,
+        aside(html_map.write, prepare=html_map.draft) as html,
         aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
     ):
         cities = network.summary()
@@ -78,22 +81,33 @@ def demo(
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
 
 
-def _import_render() -> None:
-    """Import the HTML map's modules (folium, the coverage field): what its child prepares."""
-    import refuge_map.coverage
-    import refuge_map.render.run_layers  # noqa: F401
+class _HtmlMap:
+    """The demo's self-contained HTML map: the network, the scenario's coverage field and the
+    run written in ``out/run``; drafted (`draft`: what the run does not change) before the
+    run's files are there, finished and written (`write`) once they are."""
 
+    def __init__(self, network: RefugeNetwork, scenario: Scenario, out: Path) -> None:
+        self._network, self._scenario, self._out = network, scenario, out
+        self._draft: MapDraft | None = None
 
-def _write_html(network: RefugeNetwork, scenario: Scenario, out: Path) -> Path:
-    """The demo's self-contained HTML map: the network, the run written in ``out/run`` and
-    the scenario's coverage field."""
-    from refuge_map.cli.map_commands import scenario_cells
-    from refuge_map.render import network_map, save_map
-    from refuge_map.render.run_layers import read_run_files
+    def draft(self) -> MapDraft:
+        """Draft the map: its network layers and the coverage field."""
+        from refuge_map.cli.map_commands import scenario_cells
+        from refuge_map.render.network_map import draft_map
 
-    cells = scenario_cells(scenario, cell_m=COVERAGE_CELL_M)
-    fmap = network_map(network, run=read_run_files(out / "run"), coverage=cells)
-    return save_map(fmap, out / "map.html", self_contained=True)
+        cells = scenario_cells(self._scenario, cell_m=COVERAGE_CELL_M)
+        self._draft = draft_map(self._network, coverage=cells)
+        return self._draft
+
+    def write(self) -> Path:
+        """Finish the map (drafted first here, if it was not) with the run and write it."""
+        from refuge_map.render import save_map
+        from refuge_map.render.run_layers import read_run_files
+
+        drafted = self._draft or self.draft()
+        self._draft = None  # a draft makes one map
+        fmap = drafted.finish(read_run_files(self._out / "run"))
+        return save_map(fmap, self._out / "map.html", self_contained=True)
 
 
 def _import_static() -> None:
