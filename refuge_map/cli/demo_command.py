@@ -69,12 +69,12 @@ def demo(
             cities.to_csv(tmp)
         shown.print(_cities_table(cities))
         run = replicate(chosen)
-        written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
-        html.go()
+        run_files = write_run(run, out / "run")
+        html.go()  # the map's and the PNG's children go on first: they finish the command
         png.go()
         for table in report_tables(run.summary):
             shown.print(table)
-        written += [html.result(), png.result()]
+        written = [*gpkg.result(), out / "cities.csv", *run_files, html.result(), png.result()]
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")
