@@ -286,6 +286,15 @@ def test_large_blocks_are_gzipped_and_unpack_to_the_same_data(network, run_dir, 
     assert page == render_html(network_map(network, run=run_dir), self_contained=False)
 
 
+def test_a_block_is_gzipped_by_the_length_of_its_escaped_text():
+    limit = _html.PACK_OVER_BYTES
+    fits = "a" * (limit - 2)  # with its quotes: the limit
+    assert _html.packed_json(fits) == script_json(fits) == f'"{fits}"'
+    escaped = "</" + "a" * (limit - 4)  # its JSON fits; escaped ("\\u003c/") it does not
+    assert unpacked_json(_html.packed_json(escaped)) == escaped
+    assert _html.packed_json(escaped) != script_json(escaped)
+
+
 def test_a_map_drafted_before_its_run_is_written_is_the_runs_map(
     network, run_dir, run_page, tmp_path
 ):
