@@ -13,6 +13,7 @@ from refuge_map.cli._app import app, freeze_loaded
 from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     import pandas as pd
 
     from geo import RefugeNetwork
@@ -40,7 +41,6 @@ def demo(
     from refuge_map._aside import aside
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
     from refuge_map.cli.sim_commands import with_replications
-    from refuge_map.io import write_layers
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
@@ -54,15 +54,15 @@ def demo(
     )
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
-    # Children work beside this process (two cores; the run uses one): one writes the
-    # GeoPackage while the run goes on here; one drafts the HTML map (what the run does not
-    # change) and one imports matplotlib meanwhile; once the run's files are written, they
-    # finish the HTML map and draw the PNG from them.
+    # Two children work beside this process (two cores; the run uses one): one writes the
+    # GeoPackage while the run goes on here, then imports matplotlib; the other drafts the
+    # HTML map (what the run does not change); once the run's files are written, they draw
+    # the PNG and finish the HTML map from them.
     html_map = _HtmlMap(network, chosen, out)
+    static_files = _GpkgAndPng(network, layers, out)
     with (
-        aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
         aside(html_map.write, prepare=html_map.prepare) as html,
-        aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
+        aside(static_files.write, prepare=static_files.prepare) as gpkg_and_png,
     ):
         cities = network.summary()
         with atomic_file(out / "cities.csv") as tmp:
@@ -70,11 +70,12 @@ def demo(
         shown.print(_cities_table(cities))
         run = replicate(chosen)
         run_files = write_run(run, out / "run")
-        html.go()  # the map's and the PNG's children go on first: they finish the command
-        png.go()
+        html.go()
+        gpkg_and_png.go()
         for table in report_tables(run.summary):
             shown.print(table)
-        written = [*gpkg.result(), out / "cities.csv", *run_files, html.result(), png.result()]
+        gpkg, png = gpkg_and_png.result()
+        written = [*gpkg, out / "cities.csv", *run_files, html.result(), png]
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")
@@ -116,11 +117,37 @@ class _HtmlMap:
         return save_map(fmap, self._out / "map.html", self_contained=True)
 
 
-def _import_static() -> None:
-    """Import the static figures' module (matplotlib): what the PNG's child prepares
-    (`_child_memory` first)."""
-    _child_memory()
-    import refuge_map.render.static  # noqa: F401
+class _GpkgAndPng:
+    """The demo's GeoPackage of the network's layers (`prepare`d: written before the run's
+    files are there, then matplotlib imported) and its PNG of the network and the run written
+    in ``out/run`` (`write`, which writes the GeoPackage too if `prepare` did not)."""
+
+    def __init__(
+        self, network: RefugeNetwork, layers: dict[str, gpd.GeoDataFrame], out: Path
+    ) -> None:
+        self._network, self._layers, self._out = network, layers, out
+        self._gpkg: list[Path] | None = None
+
+    def prepare(self) -> None:
+        """Write the GeoPackage and import matplotlib (`_child_memory` first)."""
+        _child_memory()
+        self._write_gpkg()
+        import refuge_map.render.static  # noqa: F401
+
+    def _write_gpkg(self) -> list[Path]:
+        from refuge_map.io import write_layers
+
+        self._gpkg = write_layers(self._layers, self._out / "network.gpkg")
+        return self._gpkg
+
+    def write(self) -> tuple[list[Path], Path]:
+        """The GeoPackage's files and the PNG, drawn here."""
+        from refuge_map.render.run_layers import read_run_files
+        from refuge_map.render.static import static_map
+
+        gpkg = self._gpkg or self._write_gpkg()
+        run = read_run_files(self._out / "run")
+        return gpkg, static_map(self._network, self._out / "map.png", run=run)
 
 
 def _child_memory() -> None:
@@ -130,14 +157,6 @@ def _child_memory() -> None:
     import pyarrow
 
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
-
-
-def _draw_png(network: RefugeNetwork, out: Path) -> Path:
-    """The demo's PNG: the network and the run written in ``out/run``."""
-    from refuge_map.render.run_layers import read_run_files
-    from refuge_map.render.static import static_map
-
-    return static_map(network, out / "map.png", run=read_run_files(out / "run"))
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:
