@@ -14,8 +14,8 @@ the demo 4 s (issue 16, `make demo` after install).
 Last, `refuge run` of the default scenario is cut into what surrounds the command's work, from
 inside the process: the interpreter's start (spawn to its first line), the CLI's import, the
 command (its lazy imports, the run, the writing), the exit handlers and the interpreter's exit
-(its last handler to the parent seeing it gone). Set ``PYTHONPATH`` to another checkout to
-measure it with this interpreter.
+(its last handler to the parent seeing it gone), and how much of it the garbage collector
+took. Set ``PYTHONPATH`` to another checkout to measure it with this interpreter.
 
 Run: ``.venv/bin/python benchmarks/bench_startup.py``.
 """
@@ -59,10 +59,18 @@ _RUN_CLI = "from refuge_map import cli; getattr(cli, 'script', cli.main)()"
 #: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
 #: command done (an exit handler registered just before the command: those the command
 #: registers, `refuge_map.cli._leave_quickly`'s among them, run before it and count as the
-#: command's) and of its last exit handler.
+#: command's) and of its last exit handler; and the seconds its garbage collections took
+#: (``"collector_s"``, from the CLI's import on).
 _PROBED_CLI = """
-import atexit, json, sys, time
-marks = {"first_line": time.time()}
+import atexit, gc, json, sys, time
+marks = {"first_line": time.time(), "collector_s": 0.0}
+started = []
+def _collecting(phase, info):
+    if phase == "start":
+        started.append(time.perf_counter())
+    else:
+        marks["collector_s"] += time.perf_counter() - started.pop()
+gc.callbacks.append(_collecting)
 def _last():
     marks["exit_handlers_done"] = time.time()
     sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
@@ -96,8 +104,9 @@ def command_time(args: list[str]) -> Seconds:
 
 def probed_command(args: list[str]) -> dict[str, float]:
     """Median seconds of each part of ``refuge ARGS``'s process (`PARTS`: the interpreter's
-    start, the CLI's import, the command, the exit handlers, the interpreter's exit), and the
-    whole (``"total"``), over `REPEATS` fresh interpreters."""
+    start, the CLI's import, the command, the exit handlers, the interpreter's exit), the
+    whole (``"total"``) and the garbage collector's share of it (``"collector"``), over
+    `REPEATS` fresh interpreters."""
     runs: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         args = [arg.format(tmp=tmp) for arg in args]
@@ -114,7 +123,7 @@ def probed_command(args: list[str]) -> dict[str, float]:
             parts = {
                 part: marks[part] - marks[before] for before, part in pairwise(("start", *PARTS))
             }
-            runs.append(parts | {"total": marks["gone"] - start})
+            runs.append(parts | {"total": marks["gone"] - start, "collector": marks["collector_s"]})
     return {name: statistics.median(run[name] for run in runs) for name in runs[0]}
 
 
@@ -153,6 +162,7 @@ def main() -> None:
     print(f"refuge run default.yaml: {parts['total']:.2f} s wall (median of {REPEATS}), of which")
     for part, name in PARTS.items():
         print(f"  {name:<24} {parts[part]:6.3f} s")
+    print(f"  (the garbage collector   {parts['collector']:6.3f} s of these)")
     print(load())
 
 

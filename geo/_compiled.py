@@ -12,15 +12,16 @@ edge it is on (Shewchuk's error bound for the orientation, widened); a position 
 a zone's boundary is left to GEOS (`geo.asylum.Asylum`), so the verdicts are GEOS's.
 
 Imported only by `geo.asylum.Asylum.compile` (numba's import is paid only by whoever asks for
-it). Compiled on first use and cached on disk (``cache=True``).
+it). Compiled on first use and cached on disk, a cache hit loaded without numba's compiler
+(`geo._jit.kernel`).
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from geo._jit import kernel
 from geo.arrays import Floats, Ints
 
 Rings = tuple[Ints, Ints, Floats, Floats]
@@ -33,7 +34,7 @@ OUT, IN, UNSURE = 0, 1, 2
 _ORIENTATION_BOUND = 1e-12
 
 
-@njit(cache=True)
+@kernel()
 def _verdict(px: float, py: float, z: int, rings: Rings) -> int:
     """Whether (`px`, `py`) is inside zone `z` (`IN`), outside (`OUT`) or too near its
     boundary to tell (`UNSURE`): the parity of the rings' edges crossed by a ray to +x."""
@@ -56,13 +57,13 @@ def _verdict(px: float, py: float, z: int, rings: Rings) -> int:
     return IN if inside else OUT
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _in_box(px: float, py: float, bounds: Floats, z: int) -> bool:
     """Whether (`px`, `py`) is within zone `z`'s bounding box (left, bottom, right, top)."""
     return bounds[z, 0] <= px <= bounds[z, 2] and bounds[z, 1] <= py <= bounds[z, 3]
 
 
-@njit(cache=True)
+@kernel()
 def inside(
     x: Floats,
     y: Floats,
@@ -85,7 +86,7 @@ def inside(
     return unsure
 
 
-@njit(cache=True)
+@kernel()
 def zone_of(
     x: Floats,
     y: Floats,
@@ -120,7 +121,7 @@ def zone_of(
     return True
 
 
-@njit(cache=True)
+@kernel()
 def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings, out: Floats) -> None:
     """Straight-line distance (metres) from each position to the nearest zone into `out`
     (`_clearance_at`). (Into `out`: an array made here would cost its return to Python more
@@ -129,7 +130,7 @@ def clearance(x: Floats, y: Floats, bounds: Floats, rings: Rings, out: Floats) -
         out[i] = _clearance_at(x[i], y[i], bounds, rings)
 
 
-@njit(cache=True)
+@kernel()
 def clearance_where(
     xy: Floats, where: NDArray[np.bool_], bounds: Floats, rings: Rings, out: Floats
 ) -> None:
@@ -141,7 +142,7 @@ def clearance_where(
             out[i] = _clearance_at(xy[i, 0], xy[i, 1], bounds, rings)
 
 
-@njit(cache=True)
+@kernel()
 def _clearance_at(px: float, py: float, bounds: Floats, rings: Rings) -> float:
     """Straight-line distance (metres) from (`px`, `py`) to the nearest zone, 0 inside one (or
     too near its boundary to tell), never more than the true distance: to a zone whose
@@ -159,7 +160,7 @@ def _clearance_at(px: float, py: float, bounds: Floats, rings: Rings) -> float:
     return best
 
 
-@njit(cache=True)
+@kernel()
 def _to_rings(px: float, py: float, z: int, rings: Rings) -> float:
     """Distance from (`px`, `py`) to the nearest edge of zone `z`'s rings."""
     zone_ring, ring_at, ring_x, ring_y = rings

@@ -72,12 +72,14 @@ def test_a_run_through_main_leaves_the_callers_collector_as_it_was(
 
 
 def test_the_console_script_freezes_what_a_run_loaded(tmp_path: Path) -> None:
+    # and collects nothing while the run's modules load (held), collecting again after
     probe = (
         "import gc, sys\n"
         "from refuge_map.cli import _app, script\n"
-        "def frozen(): sys.stderr.write(f'FROZEN {gc.get_freeze_count()}\\n')\n"
+        "def frozen(held): sys.stderr.write(f'FROZEN {gc.get_freeze_count()} {held} "
+        "{gc.isenabled()}\\n')\n"
         "loaded = _app.freeze_loaded\n"
-        "_app.freeze_loaded = lambda: (loaded(), frozen())\n"
+        "_app.freeze_loaded = lambda: frozen((not gc.isenabled(), loaded())[0])\n"
         "import refuge_map.cli.sim_commands as sim\n"
         "sim.freeze_loaded = _app.freeze_loaded\n"
         f"sys.argv = ['refuge', 'run', {str(TINY)!r}, '--out', {str(tmp_path / 'run')!r}]\n"
@@ -86,8 +88,9 @@ def test_the_console_script_freezes_what_a_run_loaded(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
     )
-    counts = [int(line.split()[1]) for line in done.stderr.splitlines() if line[:7] == "FROZEN "]
-    assert len(counts) == 1 and counts[0] > 50_000  # the simulation's modules and libraries
+    seen = [line.split()[1:] for line in done.stderr.splitlines() if line[:7] == "FROZEN "]
+    assert len(seen) == 1 and int(seen[0][0]) > 50_000  # the simulation's modules and libraries
+    assert seen[0][1:] == ["True", "True"]  # held while they loaded, collecting again after
     assert (tmp_path / "run" / "summary.json").is_file()
 
 
@@ -202,3 +205,20 @@ def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_close
     )
     assert done.returncode == code, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_the_console_script_runs_openblas_on_one_thread_unless_told_otherwise() -> None:
+    # set before numpy's import (which importing the CLI does not do): numpy's and scipy's
+    # OpenBLAS start no threads of their own in a command's process
+    probe = (
+        "import os, sys; from refuge_map import cli; "
+        "cli.main = lambda: print(os.environ.get(cli.BLAS_THREADS), 'numpy' in sys.modules); "
+        "cli.script()"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    for given, seen in ((None, "1"), ("3", "3")):
+        told = env if given is None else env | {"OPENBLAS_NUM_THREADS": given}
+        done = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=told
+        )
+        assert done.stdout.split() == [seen, "False"]

@@ -37,11 +37,30 @@ def script() -> NoReturn:
     """The `refuge` console script: `main` on the command line's arguments, then out of the
     interpreter at once (`_leave`)."""
     _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
+    _one_blas_thread()
     try:
         main()
     except SystemExit as stop:
         _leave(stop)
     raise AssertionError("main always exits")  # pragma: no cover
+
+
+#: The environment variable of OpenBLAS's thread count (numpy's and scipy's both read it).
+BLAS_THREADS = "OPENBLAS_NUM_THREADS"
+
+
+def _one_blas_thread() -> None:
+    """Have OpenBLAS start no threads of its own in this process and its children, unless the
+    user set `BLAS_THREADS`: before numpy is imported (importing `refuge_map.cli` does not).
+
+    The package multiplies no matrices; yet numpy and scipy each load an OpenBLAS that starts a
+    worker per core at import, and the workers spin before they sleep: 0.2 s of CPU of a
+    default `refuge run` on 2 cores (CPU the other core's replications want), and 0.05 s of
+    the wall of numpy's import. The parallelism of runs is across processes (a run's
+    replications, a sweep's workers), and one BLAS thread each is what Dask's nanny sets for
+    its workers too (``distributed.nanny.pre-spawn-environ``).
+    """
+    os.environ.setdefault(BLAS_THREADS, "1")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

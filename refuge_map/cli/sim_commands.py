@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from refuge_map.cli._app import app, freeze_loaded
+from refuge_map.cli._app import app, freeze_loaded, hold_collections
 from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
 
@@ -76,20 +76,24 @@ def run_command(
     """Simulate flight and pursuit (and the exile) in every replication; write the first run's
     events, trajectories and tables, the summary with each outcome's mean and 95% interval
     across the replications, and one row per replication; print them and the assumptions."""
+    hold_collections()
     from geo import GeoError
     from refuge_map._atomic import check_folder_target
     from refuge_map.limits import check_run
     from refuge_map.simulation import load_scenario, replicate, write_run
+    from refuge_map.simulation._walk import compiled
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
-    freeze_loaded()
     scenario = with_replications(load_scenario(scenario_file), replications)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         raise RefugeError(f"must be an integer in 0..{MAX_SEED}", source="--seed", value=seed)
     check_folder_target(out)
     if not no_limits:
         check_run(scenario, source=str(scenario_file))
+    # numba too, once the input is known good, with the collections held and frozen after
+    compiled()
+    freeze_loaded()
     try:
         with _progress_bar(scenario) as progress:
             run = replicate(scenario, seed, progress=progress)

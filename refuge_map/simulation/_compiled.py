@@ -20,8 +20,9 @@ movers, and so is the placing (`place`; inlined into `move`'s last pass it ran m
 slower).
 
 Imported only when a flight walks (`_walk.compiled`), so that commands that walk nobody do
-not pay numba's import. Compiled on first use and cached on disk (``cache=True``: next to this
-file, or numba's user cache directory where the package's is not writable).
+not pay numba's import. Compiled on first use and cached on disk (`geo._jit.kernel`: next to
+this file, or numba's user cache directory where the package's is not writable; a hit loaded
+without numba's compiler).
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from geo._jit import kernel
 from geo.arrays import Bools, Floats, Ints
 from refuge_map.simulation.travel import DAY_S
 
@@ -40,19 +41,19 @@ Shape = tuple[Any, ...]
 Memo = tuple[Ints, Ints, Floats, Bools]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _least(a: float, b: float) -> float:
     """The smaller of two numbers (np.minimum without NaN, which does not arise here)."""
     return a if a <= b else b
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _most(a: float, b: float) -> float:
     """The larger of two numbers (np.maximum without NaN, which does not arise here)."""
     return a if a >= b else b
 
 
-@njit(cache=True)
+@kernel()
 def clock(
     t: float,
     t_prev: float,
@@ -86,7 +87,7 @@ def clock(
                 walking[i, j] = _least(_most(t - _most(t_prev, since[i, j]), 0.0), dt)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _xy_one(e: int, s: float, shape: Shape) -> tuple[float, float]:
     """Metric coordinates of road position (`e`, `s`), interpolated along the edge geometry
     (`s` clipped to the edge)."""
@@ -103,7 +104,7 @@ def _xy_one(e: int, s: float, shape: Shape) -> tuple[float, float]:
     return seg_x[j] + frac * seg_dx[j], seg_y[j] + frac * seg_dy[j]
 
 
-@njit(cache=True)
+@kernel()
 def walk(
     rows: Ints,
     m: int,
@@ -180,14 +181,14 @@ def walk(
         edge[i], s[i], left[i] = e, pos, b
 
 
-@njit(cache=True)
+@kernel()
 def xy(edge: Ints, s: Floats, shape: Shape, x: Floats, y: Floats) -> None:
     """Metric coordinates of road positions (`edge`, `s`) into `x` and `y` (`_xy_one`)."""
     for i in range(len(edge)):
         x[i], y[i] = _xy_one(edge[i], s[i], shape)
 
 
-@njit(cache=True)
+@kernel()
 def place(mover: tuple[Any, ...], shape: Shape, xy: Floats, rows: Ints, m: int) -> None:
     """Write the metric position of the movers of the first `m` of `rows` into their rows of
     `xy` (n, 2): on the road, or on the straight off-road leg if he is still walking it
@@ -204,7 +205,7 @@ def place(mover: tuple[Any, ...], shape: Shape, xy: Floats, rows: Ints, m: int) 
             xy[i, 0], xy[i, 1] = _xy_one(edge[i], s[i], shape)
 
 
-@njit(cache=True)
+@kernel()
 def move(
     tau: Floats,
     across: Bools,
@@ -298,7 +299,7 @@ def move(
     place(mover, shape, xy, walked, m)
 
 
-@njit(cache=True)
+@kernel()
 def runners(
     started: Bools,
     f_end: Ints,
@@ -325,7 +326,7 @@ def runners(
     return anyone
 
 
-@njit(cache=True)
+@kernel()
 def climbers(
     reached: Bools,
     has_tree: Bools,
@@ -355,7 +356,7 @@ def climbers(
     return anyone
 
 
-@njit(cache=True)
+@kernel()
 def nearing(
     ask: Bools,
     run_m: Floats,
@@ -385,14 +386,14 @@ def nearing(
     return n_near
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _within(dx: float, dy: float, m: float) -> bool:
     """Whether ``hypot(dx, dy) <= m``, without the square root where either leg alone is
     longer (the hypotenuse is never shorter than a leg, in floating point too)."""
     return abs(dx) <= m and abs(dy) <= m and np.hypot(dx, dy) <= m
 
 
-@njit(cache=True)
+@kernel()
 def watch(
     in_flight: Bools,
     f_end: Ints,
@@ -441,7 +442,7 @@ def watch(
     return anyone
 
 
-@njit(cache=True)
+@kernel()
 def pursuers(
     step: int,
     t: float,
@@ -510,7 +511,7 @@ def pursuers(
     return anyone_sets_out, anyone_gives_up, anyone_walks
 
 
-@njit(cache=True)
+@kernel()
 def contact(
     step: int,
     tau: Floats,
@@ -550,7 +551,7 @@ def contact(
     return anyone
 
 
-@njit(cache=True)
+@kernel()
 def ended(f_end: Ints, a_end: Ints, step: int) -> int:
     """How many incidents have both their fugitive and their avenger ended before `step`
     (`f_end`, `a_end`); see `engine._Pursuit._compact` and `done`. (A count, not a mask: the
@@ -562,7 +563,7 @@ def ended(f_end: Ints, a_end: Ints, step: int) -> int:
     return gone
 
 
-@njit(cache=True)
+@kernel()
 def due(
     step: int,
     regular: bool,

@@ -1,0 +1,62 @@
+"""Compiled loops cached on disk and loaded without numba's compiler: the decorator of every
+`_compiled` module (`geo._compiled`, `refuge_map.simulation._compiled`).
+
+`kernel` is numba's ``njit(cache=True)`` but for what a cache hit costs. numba's cache refreshes
+the whole target context before it loads a kernel (`numba.core.caching.Cache.load_overload`):
+it imports and installs every lowering and typing registry numba has (arrays, unicode, typed
+containers, random, polynomials...), which only a compilation reads. For a run's 14 cached
+kernels that refresh was 0.15 s of the first flight, the kernels' own loading 0.03 s. Loaded
+code needs only numba's runtime (NRT: the kernels' array references), which `_Cache`
+initializes; where the cache misses (a new signature, a changed source, an empty cache)
+numba's compiler refreshes the context itself (`numba.core.compiler.compile_extra`), so what
+compiles is as before. The machine code loaded is numba's, from numba's own cache files
+(next to the module, or numba's user cache directory where the package's is not writable):
+the same arithmetic and the same bits. (numba's maintainers discussed the same deferral in
+numba/numba#9806: the refresh matters for a cache hit only with object mode, which no kernel
+here uses.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from numba import njit
+from numba.core.caching import FunctionCache
+from numba.core.runtime import rtsys
+
+Loop = TypeVar("Loop", bound=Callable[..., Any])
+
+
+class _Cache(FunctionCache):
+    """numba's cache of one function, loading a hit with only the runtime initialized."""
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        """The compiled result of `sig` from the cache (None where it has none), numba's
+        runtime initialized first (what the loaded code calls), not the compiler's
+        registries."""
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+
+def kernel(**options: Any) -> Callable[[Loop], Loop]:
+    """numba's ``njit(cache=True, **options)``, its cache hits loaded by `_Cache`.
+
+    Parameters
+    ----------
+    **options
+        numba's ``njit`` options (``inline="always"``...).
+
+    Returns
+    -------
+    callable
+        The decorator: the function compiled by numba on first use, cached on disk.
+    """
+
+    def decorate(loop: Loop) -> Loop:
+        dispatcher = njit(**options)(loop)
+        dispatcher._cache = _Cache(loop)  # as ``cache=True`` sets it (`Dispatcher.enable_caching`)
+        return dispatcher
+
+    return decorate

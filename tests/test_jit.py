@@ -1,0 +1,81 @@
+"""The compiled loops' decorator (`geo._jit.kernel`): compiled where numba's cache has nothing,
+loaded from it in the next process without numba's compiler, with the same results."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: A module with one kernel over an array, and a probe that calls it and reports what it got,
+#: whether numba's cache had it, and whether numba's compiler registries were loaded (the
+#: linear algebra's, which no kernel here uses).
+_KERNEL = """
+import numpy as np
+from geo._jit import kernel
+
+@kernel()
+def weighted(x, w):
+    total = 0.0
+    for i in range(len(x)):
+        total += x[i] * w[i]
+    return total
+
+@kernel(inline="always")
+def _twice(a):
+    return 2.0 * a
+
+@kernel()
+def doubled(x):
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        out[i] = _twice(x[i])
+    return out
+"""
+_PROBE = """
+import json, sys
+import numpy as np
+import kernels
+x = np.linspace(0.1, 3.7, 11)
+found = {
+    "weighted": kernels.weighted(x, x[::-1].copy()),
+    "doubled": kernels.doubled(x).tolist(),
+    "hits": sum(sum(d.stats.cache_hits.values()) for d in (kernels.weighted, kernels.doubled)),
+    "compiler_loaded": "numba.np.linalg" in sys.modules,  # a registry only compiling reads
+}
+print(json.dumps(found))
+"""
+
+
+def _probe(folder: Path) -> dict[str, object]:
+    env = os.environ | {"NUMBA_CACHE_DIR": str(folder / "cache"), "PYTHONPATH": str(folder)}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=folder,
+        env=env,
+    )
+    return dict(json.loads(done.stdout))
+
+
+def test_a_kernel_compiles_then_loads_from_the_cache_with_the_same_results(tmp_path: Path) -> None:
+    """The first process compiles (numba's compiler loaded, nothing in the cache), the next
+    loads both kernels from the cache without the compiler's registries and gets the same
+    bits (an array argument, an array allocated and returned, an inlined helper)."""
+    (tmp_path / "kernels.py").write_text(_KERNEL)
+    compiled = _probe(tmp_path)
+    loaded = _probe(tmp_path)
+    assert (compiled["hits"], compiled["compiler_loaded"]) == (0, True)
+    assert (loaded["hits"], loaded["compiler_loaded"]) == (2, False)
+    assert loaded["weighted"] == compiled["weighted"]
+    assert loaded["doubled"] == compiled["doubled"] == [2.0 * v for v in _linspace()]
+
+
+def _linspace() -> list[float]:
+    import numpy as np
+
+    return [float(v) for v in np.linspace(0.1, 3.7, 11)]
