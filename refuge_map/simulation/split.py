@@ -7,11 +7,12 @@ on its seed alone (every draw is made from its own generators), so the split cha
 of them: only which process computes which rows.
 
 The share balances the two processes' work. A replication costs about the same in either (its
-world, its part of a stacked flight, its exile and headline: 47 ms in the default scenario of
-1000 incidents), and the first run costs this process `FIRST_RUN_EXTRA` replications more (its
-trajectories recorded, its exile lived in full and its tables: 0.13 s). The child is forked
-once this process's flight has loaded the compiled kernels (`model.replicate`), so the two
-share every fixed cost before it; what each pays after it (a stack's first steps) is alike.
+world, its part of a stacked flight, its exile and headline: 47 ms of CPU in the default
+scenario of 1000 incidents), and the first run costs this process `FIRST_RUN_EXTRA`
+replications more (its trajectories recorded, its exile lived in full and its tables, and the
+pages this process copies once it shares them with the child). The child is forked once this
+process's flight has loaded the compiled kernels (`model.replicate`), so the two share every
+fixed cost before it; what each pays after it (a stack's first steps) is alike.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ import math
 from refuge_map import _aside
 from refuge_map.simulation.scenario import Scenario
 
-#: The first run's work in this process beyond a replication's (its recorded trajectories,
-#: its exile lived in full, its tables), in replications' worth: 0.13 s against 0.047 s in
-#: the default scenario (measured with benchmarks/bench_run.py, which prints the ratio). An
-#: assumption elsewhere: without an exile, or with other recording, the ratio differs, and
-#: the processes end a little apart.
-FIRST_RUN_EXTRA = 2.7
+#: The first run's work in this process beyond a replication's, in replications' worth. In
+#: the default scenario its exile and tables cost 0.13 s and its recording 0.03 s of CPU
+#: against a replication's 0.047 s; split 14/16, 13/17 and 12/18, the two processes' CPU after
+#: the fork was nearest at 13/17 (session 6, benchmarks/bench_run.py prints both). An
+#: assumption elsewhere: without an exile, or recording more, the processes end a little apart.
+FIRST_RUN_EXTRA = 4.0
 #: The least work worth a child, in agent-steps of the scenario's horizon (an incident's
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
 #: runs). Below it the fork's own cost (about 10 ms, and a second stack's steps) eats the gain.
