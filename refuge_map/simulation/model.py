@@ -1,9 +1,10 @@
 """The model: one run of a scenario = build the world -> the flight -> the exile -> a `Run`;
-and the scenario's replications, stepped as one stacked flight and summarized.
+and the scenario's replications, stepped as one stacked flight (shared with a forked child
+where a core is spare) and summarized.
 
 The orchestrator, apart from the steps it orchestrates (the flight in `engine`, stacking runs
 in `stack`, the exile in `exile`, the result in `run`, the summary across runs in
-`replications`); nothing below imports it.
+`replications`, the child's share of them in `split`); nothing below imports it.
 """
 
 from __future__ import annotations
