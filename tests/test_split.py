@@ -208,3 +208,7 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     assert child_share(few) == 0
     assert child_share(few, split=True) == 1  # ...unless asked for
     assert child_share(_scenario("default", 1), split=True) == 0  # nothing to share
+    assert default.generate is not None
+    huge = default.generate.model_copy(update={"n": 60_000})  # a run larger than a stack
+    assert child_share(default.model_copy(update={"generate": huge})) == 0
+    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 17

@@ -26,7 +26,7 @@ from refuge_map.simulation.replications import (
 )
 from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
-from refuge_map.simulation.split import child_share
+from refuge_map.simulation.split import child_share, incidents
 from refuge_map.simulation.stack import chunks, fly_stacked
 
 
@@ -157,8 +157,7 @@ def _stacks(
     `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
     runs. Only the first `recorded` runs (None: all) record their trajectories; `progress`
     follows the stack that holds the first."""
-    per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
-    for group in chunks([per_run] * len(seeds)):
+    for group in chunks([incidents(scenario)] * len(seeds)):
         worlds = [build_world(scenario, seeds[i]) for i in group]
         flights = fly_stacked(
             scenario,

@@ -21,6 +21,7 @@ import math
 
 from refuge_map import _aside
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.stack import STACK_INCIDENTS
 
 #: The first run's work in this process beyond a replication's, in replications' worth. In
 #: the default scenario its exile and tables cost 0.13 s and its recording 0.03 s of CPU
@@ -34,11 +35,15 @@ FIRST_RUN_EXTRA = 4.0
 MIN_CHILD_AGENT_STEPS = 20_000_000
 
 
+def incidents(scenario: Scenario) -> int:
+    """A run's incidents."""
+    return scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
+
+
 def agent_steps(scenario: Scenario) -> int:
     """A run's agent-steps if every incident lasted the horizon: its manslayers and avengers
     times the steps."""
-    incidents = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
-    return 2 * incidents * math.ceil(scenario.horizon_h * 3600.0 / scenario.dt_s)
+    return 2 * incidents(scenario) * math.ceil(scenario.horizon_h * 3600.0 / scenario.dt_s)
 
 
 def balanced(runs: int) -> int:
@@ -56,8 +61,10 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
         Its ``replications`` and the size of a run (`agent_steps`).
     split
         True: share them (`balanced`) wherever a child can be forked (`_aside.can_fork`);
-        False: never; None: where moreover a core is spare (`_aside.spare_core`) and the
-        child's share is worth a process (`MIN_CHILD_AGENT_STEPS`).
+        False: never; None: where moreover a core is spare (`_aside.spare_core`), the
+        child's share is worth a process (`MIN_CHILD_AGENT_STEPS`) and a run is no larger
+        than a stack (`stack.STACK_INCIDENTS`: larger runs fly one at a time, and two
+        processes would hold two of them at once).
 
     Returns
     -------
@@ -67,8 +74,9 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
     if split is False or not _aside.can_fork():
         return 0
     share = balanced(scenario.replications)
-    if split is None and (
-        share * agent_steps(scenario) < MIN_CHILD_AGENT_STEPS or not _aside.spare_core()
+    worth = share * agent_steps(scenario) >= MIN_CHILD_AGENT_STEPS
+    if split is None and not (
+        worth and incidents(scenario) <= STACK_INCIDENTS and _aside.spare_core()
     ):
         return 0
     return share
