@@ -216,7 +216,7 @@ def _demo(out: Path, *, spare: bool) -> tuple[str, int]:
 def test_the_demo_writes_and_prints_the_same_with_children_and_without(tmp_path: Path) -> None:
     aside_out, here_out = tmp_path / "aside", tmp_path / "here"
     printed, children = _demo(aside_out, spare=True)
-    assert children == 3  # the GeoPackage, the HTML map and the PNG
+    assert children == 2  # the HTML map; the GeoPackage, then the PNG
     assert (printed, 0) == _demo(here_out, spare=False)
     files = sorted(p.relative_to(aside_out) for p in aside_out.rglob("*") if p.is_file())
     assert files == sorted(p.relative_to(here_out) for p in here_out.rglob("*") if p.is_file())
@@ -264,7 +264,7 @@ def test_a_demo_whose_run_fails_says_so_once_and_leaves_no_child_nor_map(tmp_pat
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
     )
-    assert done.stdout.splitlines()[-1] == "CHILDREN 3 LEFT 0 CODE 2"
+    assert done.stdout.splitlines()[-1] == "CHILDREN 2 LEFT 0 CODE 2"
     assert done.stderr.splitlines() == ["refuge: error: replications: no run today"]
     # what the demo wrote before the run (the GeoPackage its child finished), nothing after
     written = sorted(str(p.relative_to(out)) for p in out.rglob("*"))

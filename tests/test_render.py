@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from refuge_map.render._style import (
     event_category,
 )
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
+from refuge_map.render.network_map import draft_map
 from refuge_map.render.run_layers import _iso_duration
 from refuge_map.render.static import static_map
 from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simulate, write_run
@@ -282,6 +284,24 @@ def test_large_blocks_are_gzipped_and_unpack_to_the_same_data(network, run_dir, 
     assert len(blocks) == 1 and unpacked_json(blocks[0]) == plain
     assert page.count("function refugeUnpack(") == 1  # once, however many layers use it
     assert page == render_html(network_map(network, run=run_dir), self_contained=False)
+
+
+def test_a_block_is_gzipped_by_the_length_of_its_escaped_text():
+    limit = _html.PACK_OVER_BYTES
+    fits = "a" * (limit - 2)  # with its quotes: the limit
+    assert _html.packed_json(fits) == script_json(fits) == f'"{fits}"'
+    escaped = "</" + "a" * (limit - 4)  # its JSON fits; escaped ("\\u003c/") it does not
+    assert unpacked_json(_html.packed_json(escaped)) == escaped
+    assert _html.packed_json(escaped) != script_json(escaped)
+
+
+def test_a_map_drafted_before_its_run_is_written_is_the_runs_map(
+    network, run_dir, run_page, tmp_path
+):
+    drafted = draft_map(network)  # as `refuge demo` does while the run goes on
+    later = shutil.copytree(run_dir, tmp_path / "later")
+    assert render_html(drafted.finish(read_run_files(later)), self_contained=False) == run_page
+    assert "Flight and pursuit (time slider)" in run_page
 
 
 def test_run_tracks_are_on_a_time_slider(run_page):

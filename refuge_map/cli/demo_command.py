@@ -13,9 +13,11 @@ from refuge_map.cli._app import app, freeze_loaded
 from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     import pandas as pd
 
     from geo import RefugeNetwork
+    from refuge_map.render.network_map import MapDraft
     from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
@@ -39,7 +41,6 @@ def demo(
     from refuge_map._aside import aside
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
     from refuge_map.cli.sim_commands import with_replications
-    from refuge_map.io import write_layers
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
     from refuge_map.simulation.report import report_tables
 
@@ -53,60 +54,109 @@ def demo(
     )
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
-    # Children work beside this process (two cores; the run uses one): one writes the
-    # GeoPackage while the run goes on here; two more import folium and matplotlib meanwhile,
-    # then, once the run's files are written, build the HTML map and draw the PNG from them.
+    # Two children work beside this process (two cores; the run uses one): one writes the
+    # GeoPackage while the run goes on here, then imports matplotlib; the other drafts the
+    # HTML map (what the run does not change); once the run's files are written, they draw
+    # the PNG and finish the HTML map from them.
+    html_map = _HtmlMap(network, chosen, out)
+    static_files = _GpkgAndPng(network, layers, out)
     with (
-        aside(lambda: write_layers(layers, out / "network.gpkg")) as gpkg,
-        aside(lambda: _write_html(network, chosen, out), prepare=_import_render) as html,
-        aside(lambda: _draw_png(network, out), prepare=_import_static) as png,
+        aside(html_map.write, prepare=html_map.prepare) as html,
+        aside(static_files.write, prepare=static_files.prepare) as gpkg_and_png,
     ):
         cities = network.summary()
         with atomic_file(out / "cities.csv") as tmp:
             cities.to_csv(tmp)
         shown.print(_cities_table(cities))
         run = replicate(chosen)
-        written = [*gpkg.result(), out / "cities.csv", *write_run(run, out / "run")]
+        run_files = write_run(run, out / "run")
         html.go()
-        png.go()
+        gpkg_and_png.go()
         for table in report_tables(run.summary):
             shown.print(table)
-        written += [html.result(), png.result()]
+        gpkg, png = gpkg_and_png.result()
+        written = [*gpkg, out / "cities.csv", *run_files, html.result(), png]
     write_marker(out)
     for path in written:
         shown.print(f"wrote {path}")
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
 
 
-def _import_render() -> None:
-    """Import the HTML map's modules (folium, the coverage field): what its child prepares."""
-    import refuge_map.coverage
-    import refuge_map.render.run_layers  # noqa: F401
+class _HtmlMap:
+    """The demo's self-contained HTML map: the network, the scenario's coverage field and the
+    run written in ``out/run``; drafted (`draft`: what the run does not change) before the
+    run's files are there, finished and written (`write`) once they are."""
+
+    def __init__(self, network: RefugeNetwork, scenario: Scenario, out: Path) -> None:
+        self._network, self._scenario, self._out = network, scenario, out
+        self._draft: MapDraft | None = None
+
+    def prepare(self) -> None:
+        """What the map's child does before the run's files are there (`_child_memory`, then
+        `draft`)."""
+        _child_memory()
+        self.draft()
+
+    def draft(self) -> MapDraft:
+        """Draft the map: its network layers and the coverage field."""
+        from refuge_map.cli.map_commands import scenario_cells
+        from refuge_map.render.network_map import draft_map
+
+        cells = scenario_cells(self._scenario, cell_m=COVERAGE_CELL_M)
+        self._draft = draft_map(self._network, coverage=cells)
+        return self._draft
+
+    def write(self) -> Path:
+        """Finish the map (drafted first here, if it was not) with the run and write it."""
+        from refuge_map.render import save_map
+        from refuge_map.render.run_layers import read_run_files
+
+        drafted = self._draft or self.draft()
+        self._draft = None  # a draft makes one map
+        fmap = drafted.finish(read_run_files(self._out / "run"))
+        return save_map(fmap, self._out / "map.html", self_contained=True)
 
 
-def _write_html(network: RefugeNetwork, scenario: Scenario, out: Path) -> Path:
-    """The demo's self-contained HTML map: the network, the run written in ``out/run`` and
-    the scenario's coverage field."""
-    from refuge_map.cli.map_commands import scenario_cells
-    from refuge_map.render import network_map, save_map
-    from refuge_map.render.run_layers import read_run_files
+class _GpkgAndPng:
+    """The demo's GeoPackage of the network's layers (`prepare`d: written before the run's
+    files are there, then matplotlib imported) and its PNG of the network and the run written
+    in ``out/run`` (`write`, which writes the GeoPackage too if `prepare` did not)."""
 
-    cells = scenario_cells(scenario, cell_m=COVERAGE_CELL_M)
-    fmap = network_map(network, run=read_run_files(out / "run"), coverage=cells)
-    return save_map(fmap, out / "map.html", self_contained=True)
+    def __init__(
+        self, network: RefugeNetwork, layers: dict[str, gpd.GeoDataFrame], out: Path
+    ) -> None:
+        self._network, self._layers, self._out = network, layers, out
+        self._gpkg: list[Path] | None = None
+
+    def prepare(self) -> None:
+        """Write the GeoPackage and import matplotlib (`_child_memory` first)."""
+        _child_memory()
+        self._write_gpkg()
+        import refuge_map.render.static  # noqa: F401
+
+    def _write_gpkg(self) -> list[Path]:
+        from refuge_map.io import write_layers
+
+        self._gpkg = write_layers(self._layers, self._out / "network.gpkg")
+        return self._gpkg
+
+    def write(self) -> tuple[list[Path], Path]:
+        """The GeoPackage's files and the PNG, drawn here."""
+        from refuge_map.render.run_layers import read_run_files
+        from refuge_map.render.static import static_map
+
+        gpkg = self._gpkg or self._write_gpkg()
+        run = read_run_files(self._out / "run")
+        return gpkg, static_map(self._network, self._out / "map.png", run=run)
 
 
-def _import_static() -> None:
-    """Import the static figures' module (matplotlib): what the PNG's child prepares."""
-    import refuge_map.render.static  # noqa: F401
+def _child_memory() -> None:
+    """A child's Arrow buffers (the run's files it reads) from the system's allocator: Arrow's
+    own (mimalloc) asks for huge pages, and a fresh child zeroed a 2 MB page for each it began
+    to fill (0.1-0.3 s of system time per child, measured on the demo; the same bytes)."""
+    import pyarrow
 
-
-def _draw_png(network: RefugeNetwork, out: Path) -> Path:
-    """The demo's PNG: the network and the run written in ``out/run``."""
-    from refuge_map.render.run_layers import read_run_files
-    from refuge_map.render.static import static_map
-
-    return static_map(network, out / "map.png", run=read_run_files(out / "run"))
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:

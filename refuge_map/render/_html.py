@@ -209,10 +209,11 @@ def packed_json(value: Any) -> str:
     """`value` as a script's data for `UNPACK_JS`'s ``refugeUnpack``: its `script_json` if that
     is at most `PACK_OVER_BYTES` long, else a JSON string of the compact JSON gzipped (level 9,
     no timestamp: the same value gives the same page) in base64."""
-    text = script_json(value)
-    if len(text.encode()) <= PACK_OVER_BYTES:
-        return text
     raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    if len(raw) <= PACK_OVER_BYTES:  # else its `script_json`, never shorter, is too long too
+        text = script_json(value)
+        if len(text.encode()) <= PACK_OVER_BYTES:
+            return text
     packed = gzip.compress(raw.encode(), compresslevel=9, mtime=0)
     return json.dumps(base64.b64encode(packed).decode("ascii"))
 

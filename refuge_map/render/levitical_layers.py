@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import folium
 import geopandas as gpd
 
 from geo import WGS84, RefugeNetwork
@@ -14,22 +13,25 @@ from refuge_map.render._markers import Marker, MarkerLayer, lat_lon
 from refuge_map.render._style import BRIDGE, LEVITICAL, SIGNPOST
 
 
-def add_levitical_layers(fmap: folium.Map, network: RefugeNetwork) -> list[tuple[Swatch, str, str]]:
-    """Add the Levitical cities (where the data folder has them), the signposts and the bridges
-    to `fmap`, each a layer of the layer control; return their legend entries."""
+def levitical_layers(
+    network: RefugeNetwork,
+) -> tuple[list[MarkerLayer], list[tuple[Swatch, str, str]]]:
+    """The Levitical cities (where the data folder has them), the signposts and the bridges,
+    each a layer of the layer control (those that have any), and their legend entries."""
+    layers: list[MarkerLayer] = []
     entries: list[tuple[Swatch, str, str]] = []
     if network.levitical is not None:
-        _levitical_layer(network.levitical.to_crs(WGS84)).add_to(fmap)
+        layers.append(_levitical_layer(network.levitical.to_crs(WGS84)))
         entries.append(("dot", LEVITICAL, "Levitical city (Joshua 21)"))
     signs = network.signposts().to_crs(WGS84)
     if len(signs):
-        _signpost_layer(signs).add_to(fmap)
+        layers.append(_signpost_layer(signs))
         entries.append(("dot", SIGNPOST, "signpost 'miklat' (Makkot 10b)"))
     bridges = network.bridges().to_crs(WGS84)
     if len(bridges):
-        _bridge_layer(bridges, network.options["cubit_m"]).add_to(fmap)
+        layers.append(_bridge_layer(bridges, network.options["cubit_m"]))
         entries.append(("dot", BRIDGE, "bridge (Rambam, Rotzeach 8:5)"))
-    return entries
+    return layers, entries
 
 
 def _levitical_layer(cities: gpd.GeoDataFrame) -> MarkerLayer:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from typing import Any, cast
 
 import folium
@@ -12,6 +13,7 @@ import pandas as pd
 import shapely
 import xyzservices
 from branca.element import Figure
+from folium.map import Layer
 from shapely.geometry.base import BaseGeometry
 
 from geo import CUBIT_PRESETS, TECHUM_CUBIT_PRESETS, RefugeNetwork
@@ -37,7 +39,7 @@ from refuge_map.render._html import (
 )
 from refuge_map.render._markers import lat_lon
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
-from refuge_map.render.levitical_layers import add_levitical_layers
+from refuge_map.render.levitical_layers import levitical_layers
 from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
 
 LegendEntry = tuple[Swatch, str, str]
@@ -83,23 +85,83 @@ def network_map(
         For an unknown tiles name, or a run folder that cannot be read.
     """
     loaded = run if isinstance(run, RunFiles | None) else read_run_files(run)
-    framed = _landmarks(network) if loaded is None else _points(loaded.trajectories)
-    fmap = _base_map(framed, tiles)
-    entries = [*_network_legend(), *_add_network_layers(fmap, network)]
-    entries += add_levitical_layers(fmap, network)
+    return draft_map(network, tiles=tiles, coverage=coverage).finish(loaded)
+
+
+def draft_map(
+    network: RefugeNetwork, *, tiles: str | None = None, coverage: gpd.GeoDataFrame | None = None
+) -> MapDraft:
+    """The layers of `network_map` that no run changes, built ahead of the run (`refuge demo`
+    drafts its map while the run goes on): `MapDraft.finish` makes the map.
+
+    Raises
+    ------
+    RefugeError
+        For an unknown tiles name.
+    """
+    basemap = None
+    if tiles is not None:
+        basemap = folium.TileLayer(_tile_provider(tiles), name=f"Basemap: {tiles}")
+    layers, entries = _network_layers(network)
+    levitical, levitical_entries = levitical_layers(network)
+    field = None
     if coverage is not None:
-        CoverageLayer(coverage, name=coverage_name(coverage), show=loaded is None).add_to(fmap)
-        entries += coverage_legend()
-    title, note = "The cities of refuge", ""
-    if loaded is not None:
-        entries += add_run_layers(fmap, loaded)
-        note = str(loaded.scenario.get("description", ""))
-        title = f"The cities of refuge: {loaded.scenario.get('name') or 'a simulated run'}"
-    cast(Figure, fmap.get_root()).title = esc(title)  # a Map's root; branca writes it unescaped
-    Legend("What the map shows", entries, note=note).add_to(fmap)
-    Attribution(style.ATTRIBUTION).add_to(fmap)
-    folium.LayerControl(collapsed=True).add_to(fmap)
-    return fmap
+        field = CoverageLayer(coverage, name=coverage_name(coverage), show=True)
+    return MapDraft(
+        network,
+        basemap,
+        [*layers, *levitical],
+        [*_network_legend(), *entries, *levitical_entries],
+        field,
+    )
+
+
+@dataclass
+class MapDraft:
+    """A map's layers that no run changes, drawn (`draft_map`) and not yet framed.
+
+    Attributes
+    ----------
+    network
+        The network drawn.
+    basemap
+        Its tiles, if any.
+    layers
+        The network's layers, bottom to top.
+    entries
+        Their legend entries.
+    coverage
+        The coverage field's layer, if any.
+    """
+
+    network: RefugeNetwork
+    basemap: folium.TileLayer | None
+    layers: list[Layer]
+    entries: list[LegendEntry]
+    coverage: CoverageLayer | None
+
+    def finish(self, run: RunFiles | None = None) -> folium.Map:
+        """The map: framed on the run's points (without a run, on the land), the drafted
+        layers, the run's and the legend. A draft makes one map: its layers go into it."""
+        framed = _landmarks(self.network) if run is None else _points(run.trajectories)
+        fmap = _base_map(framed, self.basemap)
+        for layer in self.layers:
+            layer.add_to(fmap)
+        entries = list(self.entries)
+        if self.coverage is not None:
+            self.coverage.show = run is None  # the field is the map's subject without a run
+            self.coverage.add_to(fmap)
+            entries += coverage_legend()
+        title, note = "The cities of refuge", ""
+        if run is not None:
+            entries += add_run_layers(fmap, run)
+            note = str(run.scenario.get("description", ""))
+            title = f"The cities of refuge: {run.scenario.get('name') or 'a simulated run'}"
+        cast(Figure, fmap.get_root()).title = esc(title)  # a Map's root; branca writes it unescaped
+        Legend("What the map shows", entries, note=note).add_to(fmap)
+        Attribution(style.ATTRIBUTION).add_to(fmap)
+        folium.LayerControl(collapsed=True).add_to(fmap)
+        return fmap
 
 
 def _landmarks(network: RefugeNetwork) -> gpd.GeoSeries:
@@ -118,15 +180,15 @@ def _points(tracks: pd.DataFrame) -> gpd.GeoSeries:
     )
 
 
-def _base_map(framed: gpd.GeoSeries, tiles: str | None) -> folium.Map:
-    """An empty map framed on `framed`, with a scale bar and the page's own styles."""
+def _base_map(framed: gpd.GeoSeries, basemap: folium.TileLayer | None) -> folium.Map:
+    """An empty map framed on `framed`, with a scale bar, `basemap` and the page's own styles."""
     # folium passes max_zoom to tiles only; the map's own zoom range (which the clusters of
     # events need) goes in as Leaflet options.
     fmap = folium.Map(tiles=None, control_scale=True, zoom_start=8, maxZoom=18, minZoom=6)
     fmap.default_js = folium_links(MAP_JS)
     fmap.default_css = folium_links(MAP_CSS)
-    if tiles is not None:
-        folium.TileLayer(_tile_provider(tiles), name=f"Basemap: {tiles}").add_to(fmap)
+    if basemap is not None:
+        basemap.add_to(fmap)
     left, bottom, right, top = framed.to_crs("EPSG:4326").total_bounds
     fmap.fit_bounds([[bottom, left], [top, right]], padding=(40, 40))
     PageStyle().add_to(fmap)
@@ -150,20 +212,20 @@ def _is_limit(places: gpd.GeoDataFrame) -> Any:
     return places["feature_kind"] == "reference_point"
 
 
-def _add_network_layers(fmap: folium.Map, network: RefugeNetwork) -> list[LegendEntry]:
-    """Add the network's layers, bottom to top; the legend entries of the zones they drew."""
+def _network_layers(network: RefugeNetwork) -> tuple[list[Layer], list[LegendEntry]]:
+    """The network's layers, bottom to top; the legend entries of the zones they draw."""
     layers = network.layers()
-    for layer in _background_layers(network):
-        layer.add_to(fmap)
+    drawn = _background_layers(network)
     zone_layers = _zone_layers(network)
-    for layer, _ in zone_layers:
-        layer.add_to(fmap)
-    _town_layer(layers["cities"]).add_to(fmap)
-    _road_layer(layers["roads"]).add_to(fmap)
-    _limit_layer(layers["limits"]).add_to(fmap)
-    _candidate_layer(layers["candidates"]).add_to(fmap)
-    _city_layer(network).add_to(fmap)
-    return [entry for _, entry in zone_layers]
+    drawn += [
+        *(layer for layer, _ in zone_layers),
+        _town_layer(layers["cities"]),
+        _road_layer(layers["roads"]),
+        _limit_layer(layers["limits"]),
+        _candidate_layer(layers["candidates"]),
+        _city_layer(network),
+    ]
+    return drawn, [entry for _, entry in zone_layers]
 
 
 def _network_legend() -> list[LegendEntry]:
@@ -285,8 +347,8 @@ def _hydrography_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
     return shapes
 
 
-def _background_layers(network: RefugeNetwork) -> list[folium.FeatureGroup]:
-    layers = []
+def _background_layers(network: RefugeNetwork) -> list[Layer]:
+    layers: list[Layer] = []
     for name, shapes in background(network).items():
         layer = folium.FeatureGroup(name=name, control=name != SEA_LAYER)
         for shape in shapes:
