@@ -1,9 +1,11 @@
-"""`refuge run data/scenarios/default.yaml` end to end, and phase by phase.
+"""`refuge run data/scenarios/default.yaml` end to end, split and not, and phase by phase.
 
 Each repetition runs in a fresh Python process, as a user's command does (nothing cached from
-the one before): the command itself, timed from outside (wall clock, and the child's CPU time:
-`_timing.command`), then a process that does what the command does one phase at a time and
-reports each phase's wall and CPU seconds:
+the one before): the command itself, timed from outside (wall clock, and the CPU time of it
+and of the child it forks: `_timing.command`), as a user runs it (it shares the replications
+with a child where a core is spare: `refuge_map._aside.spare_core`), then told a core is spare
+(split) and that none is (not split), then a process that does what the command does one phase
+at a time, all in itself, and reports each phase's wall and CPU seconds:
 
 - import: ``import refuge_map.cli`` and the modules `refuge run` loads when it runs (the CLI
   imports them lazily: `COMMAND_MODULES`), with everything they load;
@@ -19,10 +21,24 @@ reports each phase's wall and CPU seconds:
 - writing: `write_run` and the printed summary tables.
 
 What the command spends outside these phases (interpreter start-up and exit) is printed as
-"start-up and exit": the command's own time minus the phases' sum, repetition by repetition (the
-phased process's remainder would count this benchmark's own imports and teardown instead).
+"start-up and exit": the command's own time (not split) minus the phases' sum, repetition by
+repetition (the phased process's remainder would count this benchmark's own imports and
+teardown instead).
+
+The phases are those of the command not split. Split (`model.replicate`, `split.child_share`),
+the command does the import, the network and the first step of the first stack's flight (the
+compiled kernels loaded) here, then forks a child that builds, flies and lives the last
+`split.balanced` replications (the world, flight and replications phases of those runs) while
+this process does the same for the others and the exile and tables of the first; the writing
+waits for the child's rows. Its wall is then about the import, the network, numba's import and
+first step, the larger of the two processes' shares, and the writing; its CPU is more than the
+unsplit command's (both processes step a stack, and pages shared with the child are copied).
+The split command also reports each process's CPU seconds after the fork to the end of
+its share (how well `split.FIRST_RUN_EXTRA` balances them).
+
 Figures are the median of `REPEATS` runs; the load average is printed beside them (the machine
-may be shared: CPU time is the steadier figure then).
+may be shared: CPU time is the steadier figure then; a split command's wall rises most with
+the load, as its two processes then wait for the cores).
 
 Run: ``.venv/bin/python benchmarks/bench_run.py``.
 """
@@ -44,6 +60,33 @@ REPEATS = 3
 #: The command's time outside the phases: the interpreter's start-up and exit.
 OUTSIDE = "start-up and exit"
 PHASES = ("import", "world", "flight", "exile", "tables", "replications", "writing")
+#: `refuge run` told whether a core is spare (`{spare}`: split or not), then on stderr, as JSON,
+#: the CPU seconds of this process from the fork of its child to the end of `replicate`, and
+#: the child's (none: 0, 0).
+TOLD = """\
+import atexit, json, resource, sys, time
+import refuge_map.simulation as simulation
+from refuge_map import _aside
+from refuge_map.cli import script
+_aside.spare_core = lambda: {spare}
+forked, replicated = [], []
+start, replicate = _aside.Aside.start, simulation.replicate
+def start_timed(self):
+    forked.append(time.process_time())
+    start(self)
+def replicate_timed(*args, **kwargs):
+    run = replicate(*args, **kwargs)
+    replicated.append(time.process_time())
+    return run
+_aside.Aside.start, simulation.replicate = start_timed, replicate_timed
+def told():
+    child = resource.getrusage(resource.RUSAGE_CHILDREN)
+    after = replicated[0] - forked[0] if forked else 0.0
+    sys.stderr.write(json.dumps([after, child.ru_utime + child.ru_stime]) + "\\n")
+atexit.register(told)
+sys.argv = ["refuge", "run", *sys.argv[1:]]
+script()
+"""
 #: What `refuge run` imports: the CLI, then (lazily, when the command runs) the simulation.
 COMMAND_MODULES = (
     "refuge_map.cli",
@@ -115,26 +158,51 @@ def phases(out: Path) -> dict[str, Seconds]:
     return times
 
 
+def told(spare: bool, out: str) -> tuple[Seconds, Seconds]:
+    """The command told whether a core is spare (`TOLD`): its wall and CPU seconds, and the
+    CPU seconds after the fork of this process and of its child."""
+    probe = TOLD.format(spare=spare)
+    done, seconds = command([sys.executable, "-c", probe, str(SCENARIO), "--out", out])
+    after, child = json.loads(done.stderr.strip().splitlines()[-1])
+    return seconds, (after, child)
+
+
 def main() -> None:
     """Time the command and its phases, each in fresh processes, and print the medians."""
     refuge = str(Path(sys.executable).with_name("refuge"))
     whole: list[Seconds] = []
+    split: dict[bool, list[Seconds]] = {True: [], False: []}
+    shares: list[Seconds] = []
     phased: dict[str, list[Seconds]] = {name: [] for name in (*PHASES, OUTSIDE)}
     loads = []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(REPEATS):
             _, seconds = command([refuge, "run", str(SCENARIO), "--out", f"{tmp}/cli{i}"])
             whole.append(seconds)
+            for spare in (True, False):
+                seconds, after = told(spare, f"{tmp}/told{i}{spare}")
+                split[spare].append(seconds)
+                shares += [after] if spare else []
             done, _ = command([sys.executable, __file__, "--phases", f"{tmp}/phased{i}"])
             times = {k: tuple(v) for k, v in json.loads(done.stdout).items()}
             for name in PHASES:
                 phased[name].append(times[name])
             inside = [sum(times[name][k] for name in PHASES) for k in (0, 1)]
-            phased[OUTSIDE].append((seconds[0] - inside[0], seconds[1] - inside[1]))
+            here = split[False][-1]  # the command not split, as the phases are
+            phased[OUTSIDE].append((here[0] - inside[0], here[1] - inside[1]))
             loads.append(load())
     wall, cpu = median(whole)
     print(f"refuge run {SCENARIO.name}: median of {REPEATS} fresh processes")
-    print(f"  the command, end to end: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    print(
+        f"  the command, end to end: {wall:.2f} s wall, {cpu:.2f} s CPU (split if a core is spare)"
+    )
+    (split_wall, split_cpu), (here_wall, here_cpu) = median(split[True]), median(split[False])
+    print(f"    split:     {split_wall:.2f} s wall, {split_cpu:.2f} s CPU")
+    print(f"    not split: {here_wall:.2f} s wall, {here_cpu:.2f} s CPU")
+    ratio = f"wall {split_wall / here_wall:.2f}x, CPU {split_cpu / here_cpu:.2f}x"
+    print(f"    split / not split: {ratio}")
+    parent, child = median(shares)
+    print(f"    CPU after the fork: this process {parent:.2f} s, the child {child:.2f} s")
     print("  phase by phase (a process doing the command's work one phase at a time):")
     for name, values in phased.items():
         w, c = median(values)

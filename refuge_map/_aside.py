@@ -5,7 +5,8 @@ second each and share nothing, so on two cores the command waits for one of them
 The child is a fork, so it starts at once with everything already loaded (the network); it
 writes its file itself (atomically, as it would here) and sends back only its small result.
 A child can be started early, to `prepare` (import what its work needs) while this process
-still works on what the work will read, and be told to `Aside.go` on once that is written.
+still works on what the work will read, and be told to `Aside.go` on once that is written;
+or be started later (`Aside.start`), once this process has loaded what the child should inherit.
 
 Where there is no fork (not POSIX, or the system refuses one), other threads run (a fork
 would copy their locks held) or no core is spare (`spare_core`: the children would only slow
@@ -30,6 +31,12 @@ T = TypeVar("T")
 _OPEN_GATES: set[int] = set()
 
 
+def can_fork() -> bool:
+    """Whether a child can be forked here: the system has fork, and no other thread runs (a
+    fork would copy the locks it holds)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
 def spare_core() -> bool:
     """Whether a core is free for a child: the load (the last minute's average of runnable
     processes, this one among them) leaves at least half a core of the machine's idle. On a
@@ -49,17 +56,36 @@ class Aside(Generic[T]):
     prepare
         Done in the child at once (e.g. imports); the work then waits for `go`. Without it
         the work starts at once.
+    spare
+        Whether a core is spare for the child (None: `spare_core` tells); False: the work is
+        done here.
+    later
+        Fork the child only when told to `start` (not at once).
     """
 
     def __init__(
-        self, work: Callable[[], T], *, prepare: Callable[[], object] | None = None
+        self,
+        work: Callable[[], T],
+        *,
+        prepare: Callable[[], object] | None = None,
+        spare: bool | None = None,
+        later: bool = False,
     ) -> None:
         self._work = work
+        self._prepare = prepare
         self._pid: int | None = None
         self._pipe: int | None = None
         self._gate: int | None = None
-        if hasattr(os, "fork") and threading.active_count() == 1 and spare_core():
-            self._start(prepare)
+        self._wanted = spare
+        if not later:
+            self.start()
+
+    def start(self) -> None:
+        """Fork the child (once: later calls do nothing), where a child can be forked
+        (`can_fork`) and a core is spare for it."""
+        wanted, self._wanted = self._wanted, False
+        if wanted is not False and can_fork() and (wanted or spare_core()):
+            self._start(self._prepare)
 
     def _start(self, prepare: Callable[[], object] | None) -> None:
         read, write = os.pipe()
@@ -123,6 +149,7 @@ class Aside(Generic[T]):
     def _collect(self) -> bytes | None:
         """Wait for the child; what it sent if it finished well, else None (None too where
         there was no child, or it was collected already)."""
+        self._wanted = False  # asked for: too late to start a child
         self._close_gate()  # not told to go: it leaves without working
         if self._pid is None or self._pipe is None:
             return None
@@ -136,15 +163,20 @@ class Aside(Generic[T]):
 
 @contextmanager
 def aside(
-    work: Callable[[], T], *, prepare: Callable[[], object] | None = None
+    work: Callable[[], T],
+    *,
+    prepare: Callable[[], object] | None = None,
+    spare: bool | None = None,
+    later: bool = False,
 ) -> Iterator[Aside[T]]:
-    """Start `work` in a child process (after `prepare`, once told to `Aside.go`: see
-    `Aside`); within the block, ask for its `Aside.result`.
+    """Start `work` in a child process (after `prepare`, once told to `Aside.go`; with
+    `later`, once told to `Aside.start`; `spare`: see `Aside`); within the block, ask for its
+    `Aside.result`.
 
     Leaving the block (by an error too) waits for the child: none is left running, nor its
     file half-written, after the command.
     """
-    pending = Aside(work, prepare=prepare)
+    pending = Aside(work, prepare=prepare, spare=spare, later=later)
     try:
         yield pending
     finally:

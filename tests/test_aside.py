@@ -121,6 +121,56 @@ def test_without_a_spare_core_the_work_is_done_here(monkeypatch: pytest.MonkeyPa
         assert pending.result() == os.getpid()
 
 
+@forks
+def test_a_core_said_to_be_spare_gets_a_child_whatever_the_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_aside, "spare_core", lambda: False)
+    with aside(os.getpid, spare=True) as pending:
+        assert pending.result() != os.getpid()
+
+
+def test_a_core_said_not_to_be_spare_gets_no_child() -> None:
+    with aside(os.getpid, spare=False) as pending:
+        assert pending.result() == os.getpid()
+
+
+@forks
+def test_a_child_started_later_is_forked_then_and_once(tmp_path: Path) -> None:
+    written = tmp_path / "written.txt"  # written here before the child is started: it sees it
+
+    def work() -> tuple[int, str]:
+        return os.getpid(), written.read_text(encoding="utf-8")
+
+    with aside(work, later=True) as pending:
+        assert pending._pid is None  # not yet forked
+        written.write_text("the kernels loaded", encoding="utf-8")
+        pending.start()
+        child = pending._pid
+        pending.start()
+        assert child is not None and pending._pid == child
+        assert pending.result() == (child, "the kernels loaded")
+
+
+def test_a_child_never_started_does_its_work_here_and_cannot_start_after() -> None:
+    with aside(os.getpid, later=True) as pending:
+        assert pending.result() == os.getpid()
+        pending.start()
+        assert pending._pid is None
+
+
+def test_with_other_threads_running_no_child_can_be_forked() -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert not _aside.can_fork()
+    finally:
+        release.set()
+        other.join()
+    assert _aside.can_fork() == (hasattr(os, "fork") and threading.active_count() == 1)
+
+
 def test_where_no_child_can_be_forked_the_work_is_done_here(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -188,3 +188,30 @@ def test_run_of_three_more_sends_manslayers_to_the_added_cities(
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert {"dibon", "megiddo", "lod"} <= set(summary["by_city"])
     assert summary["opinions"]["added_cities"][0]["id"] == "dibon"
+
+
+def test_a_runs_progress_bar_on_a_terminal_is_drawn_with_no_thread_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # a thread would keep `replicate` from forking the child it shares the replications with
+    import io
+    import threading
+
+    from refuge_map.cli import sim_commands
+    from refuge_map.simulation import load_scenario
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    monkeypatch.setattr("sys.stderr", screen)
+    monkeypatch.setattr(sim_commands, "REDRAW_S", 0.0)  # drawn at every step
+    threads = threading.active_count()
+    with sim_commands._progress_bar(load_scenario(SCENARIOS / "default.yaml")) as progress:
+        assert progress is not None  # a long run, on a terminal: a bar
+        assert threading.active_count() == threads
+        for step in (1, 2, 3):
+            progress(step, 3600)
+        assert "default: steps" in screen.getvalue()
+    assert threading.active_count() == threads

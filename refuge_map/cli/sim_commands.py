@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -26,6 +27,8 @@ app.add_typer(scenario_app, name="scenario")
 
 #: Show a progress bar only for runs of at least this many agent-steps, on a terminal.
 LONG_RUN_AGENT_STEPS = 2_000_000
+#: The progress bar is drawn again at most this often (seconds), as rich's own refresh would.
+REDRAW_S = 0.1
 
 
 def _agent_steps(scenario: Scenario) -> int:
@@ -35,7 +38,11 @@ def _agent_steps(scenario: Scenario) -> int:
 
 @contextmanager
 def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
-    """A rich progress bar on stderr for long runs on a terminal; None otherwise."""
+    """A rich progress bar on stderr for long runs on a terminal; None otherwise.
+
+    Drawn from the steps (at most every `REDRAW_S`), not by rich's refresh thread: with
+    another thread running, `replicate` forks no child to share the replications with
+    (`refuge_map._aside.can_fork`)."""
     if not sys.stderr.isatty() or _agent_steps(scenario) < LONG_RUN_AGENT_STEPS:
         yield None
         return
@@ -49,9 +56,20 @@ def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
         TimeRemainingColumn(),
         console=console(stderr=True),
         transient=True,
+        auto_refresh=False,
     ) as bar:
         task = bar.add_task(f"{scenario.name}: steps", total=None)
-        yield lambda step, n_steps: bar.update(task, completed=step, total=n_steps)
+        drawn = time.monotonic()
+
+        def advance(step: int, n_steps: int) -> None:
+            nonlocal drawn
+            now = time.monotonic()
+            due = now - drawn >= REDRAW_S
+            if due:
+                drawn = now
+            bar.update(task, completed=step, total=n_steps, refresh=due)
+
+        yield advance
 
 
 @app.command("run")

@@ -374,11 +374,10 @@ def _generated(
         place = _along_roads(network, spec.n, spec.offroad_sigma_km * 1000.0, rng)
     else:
         place = _uniform_land(network, spec.n, rng)
-    homes = [
-        _clip_to_region(place + _offsets(spec.home_distance_km.sample(rng, spec.n), rng))
-        for _ in ("kin", "killer")
-    ]
-    return place, homes[0], homes[1], rng.uniform(0.0, spec.time_spread_h * 3600.0, spec.n)
+    away = [place + _offsets(spec.home_distance_km.sample(rng, spec.n), rng) for _ in range(2)]
+    # the kin's homes, then the killers' (drawn in that order), brought into the region at once
+    kin, killer = np.split(_clip_to_region(np.concatenate(away)), 2)
+    return place, kin, killer, rng.uniform(0.0, spec.time_spread_h * 3600.0, spec.n)
 
 
 def _offsets(distance_km: Floats, rng: np.random.Generator) -> Floats:

@@ -1,18 +1,20 @@
 """The model: one run of a scenario = build the world -> the flight -> the exile -> a `Run`;
-and the scenario's replications, stepped as one stacked flight and summarized.
+and the scenario's replications, stepped as one stacked flight (shared with a forked child
+where a core is spare) and summarized.
 
 The orchestrator, apart from the steps it orchestrates (the flight in `engine`, stacking runs
 in `stack`, the exile in `exile`, the result in `run`, the summary across runs in
-`replications`); nothing below imports it.
+`replications`, the child's share of them in `split`); nothing below imports it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import pandas as pd
 
+from refuge_map._aside import aside
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation.engine import Flight, Progress, fly
 from refuge_map.simulation.exile import exile_headlines, live_in_exile
@@ -24,6 +26,7 @@ from refuge_map.simulation.replications import (
 )
 from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.split import child_share, incidents
 from refuge_map.simulation.stack import chunks, fly_stacked
 
 
@@ -145,29 +148,32 @@ def replication_headlines(
 
 def _stacks(
     scenario: Scenario,
-    seeds: list[int],
+    seeds: Sequence[int],
     *,
-    first_only: bool = False,
+    recorded: int | None = None,
     progress: Progress | None = None,
 ) -> Iterator[list[tuple[int, Flight]]]:
     """The flight of each seed's run, in order, stepped in stacks of at most
     `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
-    runs. With `first_only`, only the first run records its trajectories, and `progress`
-    follows the stack that holds it."""
-    per_run = scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
-    for group in chunks([per_run] * len(seeds)):
+    runs. Only the first `recorded` runs (None: all) record their trajectories; `progress`
+    follows the stack that holds the first."""
+    for group in chunks([incidents(scenario)] * len(seeds)):
         worlds = [build_world(scenario, seeds[i]) for i in group]
         flights = fly_stacked(
             scenario,
             worlds,
-            recorded=[i == 0 for i in group] if first_only else None,
+            recorded=None if recorded is None else [i < recorded for i in group],
             progress=progress if group[0] == 0 else None,
         )
         yield list(zip(group, flights, strict=True))
 
 
 def replicate(
-    scenario: Scenario, seed: int | None = None, *, progress: Progress | None = None
+    scenario: Scenario,
+    seed: int | None = None,
+    *,
+    progress: Progress | None = None,
+    split: bool | None = None,
 ) -> Run:
     """Every replication of a scenario: the first run in full (its events, trajectories and
     tables), its summary with a ``replications`` block (`replications.across`: each outcome's
@@ -175,6 +181,12 @@ def replicate(
 
     The replications' flights step together, stacked (`stack.fly_stacked`; at most
     `stack.STACK_INCIDENTS` incidents at once), with the results of running them one by one.
+    With `split`, a forked child builds, flies and lives the last of them (`split.child_share`:
+    as many as balance the two processes' work) while this process lives the others, the first
+    in full; it sends back their headline rows. It is forked once this process's flight has
+    taken its first step (the compiled kernels loaded: the child inherits them). The results
+    are the same bytes whichever process computes them; where no child could be forked, or it
+    failed, its replications are lived here after the others.
 
     Parameters
     ----------
@@ -184,6 +196,11 @@ def replicate(
         The root seed (default: ``scenario.seed``): the first run's seed, the others spawned.
     progress
         Called for the steps of the stack that holds the first run.
+    split
+        Share the replications with a child process: True wherever a child can be forked
+        (POSIX, no other thread running) and there are two or more; False never; None
+        (default) where moreover a core is spare (`refuge_map._aside.spare_core`) and the
+        child's share is worth a process (`split.MIN_CHILD_AGENT_STEPS`).
 
     Returns
     -------
@@ -197,9 +214,33 @@ def replicate(
         If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario, seed)
+    here = len(seeds) - child_share(scenario, split=split)
+    theirs = seeds[here:]
+    with aside(lambda: headline_rows(scenario, theirs), spare=bool(theirs), later=True) as child:
+        forking = _after_first_step(child.start, progress) if theirs else progress
+        first, rows = _lived_here(scenario, seeds[:here], progress=forking)
+        rows += child.result()
+    return with_replications(first, seeds, rows)
+
+
+def _after_first_step(start: Callable[[], None], progress: Progress | None) -> Progress:
+    """`progress`, which first calls `start` (after every step: it starts a child once)."""
+
+    def stepped(step: int, n_steps: int) -> None:
+        start()
+        if progress is not None:
+            progress(step, n_steps)
+
+    return stepped
+
+
+def _lived_here(
+    scenario: Scenario, seeds: Sequence[int], *, progress: Progress | None
+) -> tuple[Run, list[dict[str, float]]]:
+    """The first seed's run in full and the `headline` row of every seed's (`replicate`)."""
     first: Run | None = None
     rows = []
-    for group in _stacks(scenario, seeds, first_only=True, progress=progress):
+    for group in _stacks(scenario, seeds, recorded=1, progress=progress):
         if group[0][0] == 0:
             first = after_flight(scenario, seeds[0], group[0][1])
             rows.append(headline(first))
@@ -208,7 +249,29 @@ def replicate(
             rest = [seeds[i] for i, _ in group], [flight for _, flight in group]
             rows += replication_headlines(scenario, *rest)
     assert first is not None  # replications >= 1
-    return with_replications(first, seeds, rows)
+    return first, rows
+
+
+def headline_rows(scenario: Scenario, seeds: Sequence[int]) -> list[dict[str, float]]:
+    """The `headline` row of each seed's run, none recorded nor tabled (what a child of
+    `replicate` sends back).
+
+    Parameters
+    ----------
+    scenario
+        The scenario of the replications.
+    seeds
+        The replications' seeds (none: no rows).
+
+    Returns
+    -------
+    list of dict
+        The `replications.headline` outcomes of each run, in order.
+    """
+    rows = []
+    for group in _stacks(scenario, seeds, recorded=0):
+        rows += replication_headlines(scenario, [seeds[i] for i, _ in group], [f for _, f in group])
+    return rows
 
 
 def with_replications(first: Run, seeds: list[int], rows: list[dict[str, float]]) -> Run:

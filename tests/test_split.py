@@ -1,0 +1,214 @@
+"""The replications shared with a forked child (simulation/split.py, `model.replicate`'s
+`split`): the same run and files whichever process lives which replication, and every way a
+child is not to be had (none wanted, no spare core, no fork, other threads, a child that
+dies) gives them too."""
+
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from refuge_map import _aside
+from refuge_map.simulation import Run, Scenario, load_scenario, replicate, write_run
+from refuge_map.simulation import model as model_module
+from refuge_map.simulation.split import (
+    FIRST_RUN_EXTRA,
+    MIN_CHILD_AGENT_STEPS,
+    agent_steps,
+    balanced,
+    child_share,
+)
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+
+forks = pytest.mark.skipif(
+    not hasattr(os, "fork") or threading.active_count() > 1,
+    reason="no fork here (not POSIX, or other threads run: the work is then done here)",
+)
+
+
+def _scenario(name: str, replications: int, **changes: object) -> Scenario:
+    return load_scenario(SCENARIOS / f"{name}.yaml").model_copy(
+        update={"replications": replications, **changes}
+    )
+
+
+#: The default cut small, with its exile: 5 replications of 30 incidents over two days.
+SMALL = "default"
+
+
+@functools.cache
+def _small() -> Scenario:
+    scenario = _scenario(SMALL, 5)
+    assert scenario.generate is not None and scenario.exile is not None
+    return scenario.model_copy(
+        update={"generate": scenario.generate.model_copy(update={"n": 30}), "horizon_h": 48}
+    )
+
+
+@functools.cache
+def _here(name: str) -> Run:
+    """The scenario's replications all lived in this process."""
+    scenario = _small() if name == SMALL else _scenario(name, 4)
+    return replicate(scenario, split=False)
+
+
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children `replicate` forks (a core spare, whatever the suite's load)."""
+    forked: list[int] = []
+    start = _aside.Aside._start
+
+    def counted(self: Any, prepare: Any) -> None:
+        start(self, prepare)
+        if self._pid is not None:
+            forked.append(self._pid)
+
+    monkeypatch.setattr(_aside.Aside, "_start", counted)
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
+    return forked
+
+
+def _files(run: Run, out: Path) -> dict[str, bytes]:
+    write_run(run, out)
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def _assert_same(run: Run, here: Run, tmp_path: Path) -> None:
+    """The same run as `here`'s, and the same bytes written."""
+    assert run.replications is not None and here.replications is not None
+    pd.testing.assert_frame_equal(run.replications, here.replications)
+    assert run.summary == here.summary
+    assert _files(run, tmp_path / "run") == _files(here, tmp_path / "here")
+
+
+@forks
+@pytest.mark.parametrize("name", [SMALL, "exile_whole_life", "levitical"])
+def test_a_child_living_the_last_replications_gives_the_same_run_and_files(
+    name: str, children: list[int], tmp_path: Path
+) -> None:
+    scenario = _small() if name == SMALL else _scenario(name, 4)
+    run = replicate(scenario, split=True)
+    assert len(children) == 1
+    _assert_same(run, _here(name), tmp_path)
+    assert run.replications is not None
+    assert len(run.replications) == scenario.replications
+    assert run.replications["seed"].is_unique
+
+
+@forks
+def test_the_child_is_forked_after_the_first_step_and_the_steps_are_still_told(
+    children: list[int],
+) -> None:
+    told: list[tuple[int, int]] = []
+    run = replicate(_small(), split=True, progress=lambda s, n: told.append((s, len(children))))
+    here: list[int] = []
+    replicate(_small(), split=False, progress=lambda s, n: here.append(s))
+    assert {forked for _, forked in told} == {1}  # forked once, by the end of the first step
+    assert [s for s, _ in told] == here[: len(told)]  # this process's steps, told as ever
+    assert run.summary["replications"]["n"] == 5
+
+
+def test_without_a_spare_core_the_replications_are_all_lived_here(
+    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(_aside, "spare_core", lambda: False)
+    monkeypatch.setattr(_aside, "can_fork", lambda: True)
+    big = _small().model_copy(update={"horizon_h": 10_000})  # worth a child, were one spare
+    assert child_share(big) == 0 and child_share(big, split=True) == balanced(5)
+    _assert_same(replicate(_small()), _here(SMALL), tmp_path)
+    assert children == []
+
+
+def test_not_split_none_is_forked(children: list[int], tmp_path: Path) -> None:
+    _assert_same(replicate(_small(), split=False), _here(SMALL), tmp_path)
+    assert children == []
+
+
+def test_where_no_child_can_be_forked_they_are_all_lived_here(
+    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")  # fork's EAGAIN
+
+    monkeypatch.setattr(os, "fork", refused)
+    _assert_same(replicate(_small(), split=True), _here(SMALL), tmp_path)
+    assert children == []
+
+
+def test_with_other_threads_running_no_child_is_forked(children: list[int], tmp_path: Path) -> None:
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert child_share(_small(), split=True) == 0
+        run = replicate(_small(), split=True)
+    finally:
+        release.set()
+        other.join()
+    _assert_same(run, _here(SMALL), tmp_path)
+    assert children == []
+
+
+@forks
+def test_where_the_child_dies_its_replications_are_lived_here(
+    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    parent = os.getpid()
+    rows = model_module.headline_rows
+
+    def dies(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
+        if os.getpid() != parent:  # the child: killed before it sends anything
+            os.kill(os.getpid(), 9)
+        return rows(scenario, seeds)
+
+    monkeypatch.setattr(model_module, "headline_rows", dies)
+    run = replicate(_small(), split=True)
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):  # reaped: no child left behind
+        os.waitpid(children[0], os.WNOHANG)
+    _assert_same(run, _here(SMALL), tmp_path)
+
+
+@forks
+def test_an_error_here_waits_for_the_child_and_is_raised(
+    children: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: object, **kwargs: object) -> None:
+        raise KeyError("the tables failed")
+
+    monkeypatch.setattr(model_module, "after_flight", fails)
+    with pytest.raises(KeyError, match="the tables failed"):
+        replicate(_small(), split=True)
+    assert len(children) == 1
+    with pytest.raises(ChildProcessError):
+        os.waitpid(children[0], os.WNOHANG)
+
+
+def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> None:
+    assert [balanced(n) for n in (1, 2, 3)] == [0, 1, 2]  # this process keeps the first
+    assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 17
+    assert 30 - balanced(30) + FIRST_RUN_EXTRA == pytest.approx(balanced(30), abs=1)
+
+
+def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
+    monkeypatch.setattr(_aside, "can_fork", lambda: True)
+    default = _scenario("default", 30)
+    assert agent_steps(default) == 2 * 1000 * 3600
+    assert child_share(default) == 17 and child_share(default, split=False) == 0
+    few = _scenario("default", 2)  # a child's share of one run: not worth a process...
+    assert balanced(2) * agent_steps(few) < MIN_CHILD_AGENT_STEPS
+    assert child_share(few) == 0
+    assert child_share(few, split=True) == 1  # ...unless asked for
+    assert child_share(_scenario("default", 1), split=True) == 0  # nothing to share
+    assert default.generate is not None
+    huge = default.generate.model_copy(update={"n": 60_000})  # a run larger than a stack
+    assert child_share(default.model_copy(update={"generate": huge})) == 0
+    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 17
