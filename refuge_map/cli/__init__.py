@@ -15,6 +15,7 @@ from typing import NoReturn
 import typer
 
 from refuge_data import InputError
+from refuge_map import _aside
 
 # Each command module registers its commands on `app` when imported (cheaply: the commands
 # import their heavy modules when they run).
@@ -38,6 +39,7 @@ def script() -> NoReturn:
     interpreter at once (`_leave`)."""
     _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
     _one_blas_thread()
+    _aside.watch()  # whether a core is spare for its children: idle while it loads
     try:
         main()
     except SystemExit as stop:

@@ -1,0 +1,74 @@
+"""`refuge_map._aside.spare_core`: whether a forked child would find a core free, told by how
+idle the machine was while the command loaded (the last minute's load lags behind)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from refuge_map import _aside
+
+two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: never spare")
+
+
+def _watched(monkeypatch: pytest.MonkeyPatch, seconds: float, idle: float | None) -> None:
+    """The watch began `seconds` ago, and the machine's cores were idle for `idle` seconds
+    in all since (None: the machine cannot be watched)."""
+    monkeypatch.setattr(_aside, "_watch", (time.monotonic() - seconds, 100.0))
+    monkeypatch.setattr(_aside, "_idle_seconds", lambda: None if idle is None else 100.0 + idle)
+
+
+def _load(monkeypatch: pytest.MonkeyPatch, load: float) -> None:
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+
+
+@two_cores
+@pytest.mark.parametrize(("idle", "spare"), [(1.0, True), (0.6, True), (0.2, False), (0.0, False)])
+def test_a_core_is_spare_where_half_a_core_was_idle_while_it_loaded(
+    monkeypatch: pytest.MonkeyPatch, idle: float, spare: bool
+) -> None:
+    _watched(monkeypatch, seconds=1.0, idle=idle)
+    _load(monkeypatch, 1.9 if spare else 0.1)  # the lagging load says the opposite
+    assert _aside.idle_cores() == pytest.approx(idle, abs=0.01)
+    assert _aside.spare_core() is spare
+
+
+@two_cores
+@pytest.mark.parametrize("seconds", [0.05, 600.0])
+@pytest.mark.parametrize(("load", "spare"), [(0.9, True), (1.6, False)])
+def test_watched_too_briefly_or_too_long_the_last_minutes_load_tells(
+    monkeypatch: pytest.MonkeyPatch, seconds: float, load: float, spare: bool
+) -> None:
+    _watched(monkeypatch, seconds=seconds, idle=0.0 if spare else seconds * 2)
+    _load(monkeypatch, load)
+    assert _aside.idle_cores() is None
+    assert _aside.spare_core() is spare
+
+
+@two_cores
+def test_where_the_machine_cannot_be_watched_the_load_tells(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _watched(monkeypatch, seconds=1.0, idle=None)
+    _load(monkeypatch, 3.0)
+    assert _aside.idle_cores() is None
+    assert _aside.spare_core() is False
+
+
+def test_one_core_is_never_spare(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    _watched(monkeypatch, seconds=1.0, idle=1.0)
+    assert _aside.spare_core() is False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/stat"), reason="no /proc/stat to watch")
+def test_the_watch_of_this_machine_reads_no_more_idle_cores_than_it_has() -> None:
+    _aside.watch()
+    began = time.monotonic()
+    while time.monotonic() - began < _aside.WATCHED_S[0] + 0.05:
+        pass  # this process keeps one core busy meanwhile
+    idle = _aside.idle_cores()
+    assert idle is not None
+    assert 0.0 <= idle <= (os.cpu_count() or 1) - 0.5
