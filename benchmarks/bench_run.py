@@ -8,11 +8,12 @@ with a child where a core is spare: `refuge_map._aside.spare_core`), then told a
 at a time, all in itself, and reports each phase's wall and CPU seconds:
 
 - import: ``import refuge_map.cli`` and the modules `refuge run` loads when it runs (the CLI
-  imports them lazily: `COMMAND_MODULES`), with everything they load;
+  imports them lazily: `COMMAND_MODULES`), with everything they load and numba's modules, as
+  the command loads them (`load_as_the_command`: the collector held, then frozen);
 - world: the scenario read and made concrete for every replication (`build_world` of each
   seed: the network once, the draws);
-- flight: `fly_stacked`, the replications' flights and pursuits stepped as one (the first
-  recorded);
+- flight: `fly_stacked` (numba's cached kernels loaded on its first step), the replications'
+  flights and pursuits stepped as one (the first recorded);
 - exile: `live_in_exile` of the first run (Simulation II);
 - tables: `make_run` of the first run (events, trajectories, summary);
 - replications: the headline of replications 2..n (their exiles, lived as one per stack as
@@ -97,10 +98,27 @@ COMMAND_MODULES = (
 )
 
 
+def load_as_the_command() -> None:
+    """Import what `refuge run` imports, as its console script does (`refuge_map.cli.script`
+    and `run_command`): the collector held meanwhile, numba's modules (`_walk.compiled`) among
+    them, and all of it frozen for the collector after (`_app.freeze_loaded`). (OpenBLAS's
+    single thread is set in this process's environment before numpy loads: `__main__`.)"""
+    from refuge_map.cli import _app
+
+    _app.own_process = True
+    _app.hold_collections()
+    for name in COMMAND_MODULES:
+        __import__(name)
+    from refuge_map.simulation._walk import compiled
+
+    compiled()
+    _app.freeze_loaded()
+
+
 def phases(out: Path) -> dict[str, Seconds]:
     """Do what `refuge run` does, phase by phase, in this (fresh) process."""
     times: dict[str, Seconds] = {}
-    _, times["import"] = clock(lambda: [__import__(name) for name in COMMAND_MODULES])
+    _, times["import"] = clock(load_as_the_command)
     # the command's modules, loaded by now (imported here, not at the top: the import is timed)
 
     from rich.console import Console
@@ -212,6 +230,7 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--phases"]:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `refuge_map.cli.script` does
         print(json.dumps(phases(Path(sys.argv[2]))), flush=True)
         os._exit(0)  # as `refuge` leaves (`refuge_map.cli._leave`): no finalization
     else:
