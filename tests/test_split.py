@@ -234,14 +234,22 @@ def test_the_childs_rows_are_the_ones_used_none_lived_again_here(
 
 
 @forks
-@pytest.mark.parametrize("spare", [True, False])
-def test_by_default_a_child_is_forked_where_a_core_is_spare_and_its_share_is_worth_it(
-    spare: bool, children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(
+    ("split", "spare", "forked"), [(None, True, 1), (None, False, 0), (False, True, 0)]
+)
+def test_a_child_worth_a_process_is_forked_where_a_core_is_spare_unless_not_split(
+    split: bool | None,
+    spare: bool,
+    forked: int,
+    children: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    from refuge_map.simulation import split
+    # (worth a child here: the small scenario alone is not, whatever `split` and the cores say)
+    from refuge_map.simulation import split as split_module
 
-    monkeypatch.setattr(split, "MIN_CHILD_AGENT_STEPS", 0)  # the small scenario worth a child
+    monkeypatch.setattr(split_module, "MIN_CHILD_AGENT_STEPS", 0)
     monkeypatch.setattr(_aside, "spare_core", lambda: spare)
-    run = replicate(_small())
-    assert len(children) == (1 if spare else 0)
+    run = replicate(_small(), split=split)
+    assert len(children) == forked
     _assert_same(run, _here(SMALL), tmp_path)
