@@ -14,6 +14,11 @@ compiles is as before. The machine code loaded is numba's, from numba's own cach
 the same arithmetic and the same bits. (numba's maintainers discussed the same deferral in
 numba/numba#9806: the refresh matters for a cache hit only with object mode, which no kernel
 here uses.)
+
+`_Cache` stands on numba's internals (0.68's: `FunctionCache._load_overload` and
+`_guard_against_spurious_io_errors`, `rtsys.initialize`, a dispatcher's ``_cache``), which a
+later numba may move: where one is missing, `kernel` is numba's plain ``njit(cache=True)``, the
+same code from the same cache, a hit loaded at numba's own cost (`lean_loading`).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from numba import njit
-from numba.core.caching import FunctionCache
+from numba.core.caching import FunctionCache, NullCache
 from numba.core.runtime import rtsys
 
 Loop = TypeVar("Loop", bound=Callable[..., Any])
@@ -40,8 +45,18 @@ class _Cache(FunctionCache):
             return self._load_overload(sig, target_context)
 
 
+def lean_loading() -> bool:
+    """Whether this numba has the internals `_Cache` calls (else `kernel` is numba's plain
+    ``njit(cache=True)``)."""
+    return callable(getattr(rtsys, "initialize", None)) and all(
+        callable(getattr(FunctionCache, name, None))
+        for name in ("_load_overload", "_guard_against_spurious_io_errors")
+    )
+
+
 def kernel(**options: Any) -> Callable[[Loop], Loop]:
-    """numba's ``njit(cache=True, **options)``, its cache hits loaded by `_Cache`.
+    """numba's ``njit(cache=True, **options)``, its cache hits loaded by `_Cache` where numba
+    has what it calls (`lean_loading`, and the dispatcher keeps its cache as ``_cache``).
 
     Parameters
     ----------
@@ -56,7 +71,9 @@ def kernel(**options: Any) -> Callable[[Loop], Loop]:
 
     def decorate(loop: Loop) -> Loop:
         dispatcher = njit(**options)(loop)
-        dispatcher._cache = _Cache(loop)  # as ``cache=True`` sets it (`Dispatcher.enable_caching`)
+        if not (lean_loading() and isinstance(getattr(dispatcher, "_cache", None), NullCache)):
+            return njit(cache=True, **options)(loop)
+        dispatcher._cache = _Cache(loop)  # as ``cache=True`` sets it (`enable_caching`)
         return dispatcher
 
     return decorate

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 #: A module with one kernel over an array, and a probe that calls it and reports what it got,
 #: whether numba's cache had it, and whether numba's compiler registries were loaded (the
 #: linear algebra's, which no kernel here uses).
@@ -37,22 +39,24 @@ def doubled(x):
 _PROBE = """
 import json, sys
 import numpy as np
+{prelude}
 import kernels
 x = np.linspace(0.1, 3.7, 11)
-found = {
+found = {{
     "weighted": kernels.weighted(x, x[::-1].copy()),
     "doubled": kernels.doubled(x).tolist(),
     "hits": sum(sum(d.stats.cache_hits.values()) for d in (kernels.weighted, kernels.doubled)),
     "compiler_loaded": "numba.np.linalg" in sys.modules,  # a registry only compiling reads
-}
+    "caches": sorted({{type(d._cache).__name__ for d in (kernels.weighted, kernels.doubled)}}),
+}}
 print(json.dumps(found))
 """
 
 
-def _probe(folder: Path) -> dict[str, object]:
+def _probe(folder: Path, prelude: str = "") -> dict[str, object]:
     env = os.environ | {"NUMBA_CACHE_DIR": str(folder / "cache"), "PYTHONPATH": str(folder)}
     done = subprocess.run(
-        [sys.executable, "-c", _PROBE],
+        [sys.executable, "-c", _PROBE.format(prelude=prelude)],
         capture_output=True,
         text=True,
         check=True,
@@ -79,3 +83,37 @@ def _linspace() -> list[float]:
     import numpy as np
 
     return [float(v) for v in np.linspace(0.1, 3.7, 11)]
+
+
+def test_a_numba_without_the_internals_the_lean_loading_calls_is_told() -> None:
+    import geo._jit as jit
+
+    assert jit.lean_loading()  # the numba this package is tested with has them
+    for moved in ("_load_overload", "_guard_against_spurious_io_errors"):
+        without = type("FunctionCache", (jit.FunctionCache,), {moved: None})
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(jit, "FunctionCache", without)
+            assert not jit.lean_loading()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(jit, "rtsys", object())
+        assert not jit.lean_loading()
+
+
+def test_without_them_a_kernel_is_numbas_own_cached_njit_with_the_same_results(
+    tmp_path: Path,
+) -> None:
+    """Where numba lacks what `geo._jit._Cache` calls, the kernels are numba's plain
+    ``njit(cache=True)``: compiled, then loaded from the cache (by numba's own loading, its
+    compiler's registries with it), the same bits."""
+    (tmp_path / "kernels.py").write_text(_KERNEL)
+    plain = "import geo._jit; geo._jit.lean_loading = lambda: False"
+    compiled = _probe(tmp_path, plain)
+    loaded = _probe(tmp_path, plain)
+    assert (compiled["hits"], loaded["hits"]) == (0, 2)
+    assert loaded["caches"] == ["FunctionCache"]
+    assert loaded["compiler_loaded"] is True  # numba refreshes its context for a hit
+    assert loaded["weighted"] == compiled["weighted"]
+    assert loaded["doubled"] == compiled["doubled"] == [2.0 * v for v in _linspace()]
+    lean = _probe(tmp_path)  # the lean loading reads the same cache files
+    assert (lean["hits"], lean["caches"], lean["compiler_loaded"]) == (2, ["_Cache"], False)
+    assert lean["doubled"] == compiled["doubled"]

@@ -212,3 +212,44 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     huge = default.generate.model_copy(update={"n": 60_000})  # a run larger than a stack
     assert child_share(default.model_copy(update={"generate": huge})) == 0
     assert child_share(default.model_copy(update={"generate": huge}), split=True) == 17
+
+
+@forks
+def test_the_childs_rows_are_the_ones_used_none_lived_again_here(
+    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the same run is no proof by itself: a child that failed would be made up for here
+    parent, lived_here = os.getpid(), []
+    rows = model_module.headline_rows
+
+    def counted(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
+        if os.getpid() == parent:
+            lived_here.append(list(seeds))
+        return rows(scenario, seeds)
+
+    monkeypatch.setattr(model_module, "headline_rows", counted)
+    run = replicate(_small(), split=True)
+    assert len(children) == 1 and lived_here == []
+    _assert_same(run, _here(SMALL), tmp_path)
+
+
+@forks
+@pytest.mark.parametrize(
+    ("split", "spare", "forked"), [(None, True, 1), (None, False, 0), (False, True, 0)]
+)
+def test_a_child_worth_a_process_is_forked_where_a_core_is_spare_unless_not_split(
+    split: bool | None,
+    spare: bool,
+    forked: int,
+    children: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    # (worth a child here: the small scenario alone is not, whatever `split` and the cores say)
+    from refuge_map.simulation import split as split_module
+
+    monkeypatch.setattr(split_module, "MIN_CHILD_AGENT_STEPS", 0)
+    monkeypatch.setattr(_aside, "spare_core", lambda: spare)
+    run = replicate(_small(), split=split)
+    assert len(children) == forked
+    _assert_same(run, _here(SMALL), tmp_path)

@@ -48,8 +48,9 @@ def agent_steps(scenario: Scenario) -> int:
 
 def balanced(runs: int) -> int:
     """How many of `runs` replications a child lives so that it ends with this process, which
-    lives the others and the first run in full (`FIRST_RUN_EXTRA`): at most ``runs - 1``."""
-    return max(0, min(runs - 1, round((runs + FIRST_RUN_EXTRA) / 2)))
+    lives the others and the first run in full (`FIRST_RUN_EXTRA`): at most ``runs - 1`` (a
+    scenario has one run at least)."""
+    return min(runs - 1, round((runs + FIRST_RUN_EXTRA) / 2))
 
 
 def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
