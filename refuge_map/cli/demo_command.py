@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from refuge_data import data_dir
-from refuge_map.cli._app import app, freeze_loaded
+from refuge_map.cli._app import app, freeze_loaded, hold_collections
 from refuge_map.cli._output import console
 
 if TYPE_CHECKING:
@@ -38,13 +38,14 @@ def demo(
     tables (flight; exile, if any) and a self-contained HTML map with the coverage field (a
     PNG too); print where everything is. `out` is refused if it holds files refuge-map did
     not write."""
+    hold_collections()
     from refuge_map._aside import aside
     from refuge_map._atomic import atomic_file, check_folder_target, write_marker
     from refuge_map.cli.sim_commands import with_replications
     from refuge_map.simulation import load_scenario, replicate, scenario_network, write_run
+    from refuge_map.simulation._walk import compiled
     from refuge_map.simulation.report import report_tables
 
-    freeze_loaded()
     check_folder_target(out)
     out.mkdir(parents=True, exist_ok=True)
     write_marker(out)  # claimed before the first file, so that a re-run after a kill may go on
@@ -52,6 +53,9 @@ def demo(
     chosen = with_replications(
         load_scenario(scenario or data_dir() / "scenarios" / "default.yaml"), replications
     )
+    # numba too, once the input is known good, with the collections held and frozen after
+    compiled()
+    freeze_loaded()
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
     # Two children work beside this process (two cores; the run uses one): one writes the
