@@ -62,9 +62,10 @@ def check_run(scenario: Scenario, *, source: str) -> None:
     RefugeError
         With the estimate and the bound (`MAX_AGENT_STEPS`, `MEMORY_SHARE` of the memory).
     """
-    steps = math.ceil(scenario.horizon_h * 3600.0 / scenario.dt_s)
-    incidents = scenario.generate.n if scenario.generate else len(scenario.incidents)
-    agents = 2 * incidents * scenario.replications  # a manslayer and an avenger each
+    from refuge_map.simulation.scenario import run_incidents, run_steps  # loaded by now
+
+    steps = run_steps(scenario)
+    agents = 2 * run_incidents(scenario) * scenario.replications  # a manslayer and an avenger each
     agent_steps = agents * steps
     if agent_steps > MAX_AGENT_STEPS:
         raise _refuse(

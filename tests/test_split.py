@@ -17,10 +17,10 @@ import pytest
 from refuge_map import _aside
 from refuge_map.simulation import Run, Scenario, load_scenario, replicate, write_run
 from refuge_map.simulation import model as model_module
+from refuge_map.simulation.scenario import run_agent_steps
 from refuge_map.simulation.split import (
     FIRST_RUN_EXTRA,
     MIN_CHILD_AGENT_STEPS,
-    agent_steps,
     balanced,
     child_share,
 )
@@ -208,10 +208,10 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_aside, "spare_core", lambda: True)
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     default = _scenario("default", 30)
-    assert agent_steps(default) == 2 * 1000 * 3600
+    assert run_agent_steps(default) == 2 * 1000 * 3600
     assert child_share(default) == 17 and child_share(default, split=False) == 0
     few = _scenario("default", 2)  # a child's share of one run: not worth a process...
-    assert balanced(2) * agent_steps(few) < MIN_CHILD_AGENT_STEPS
+    assert balanced(2) * run_agent_steps(few) < MIN_CHILD_AGENT_STEPS
     assert child_share(few) == 0
     assert child_share(few, split=True) == 1  # ...unless asked for
     assert child_share(_scenario("default", 1), split=True) == 0  # nothing to share

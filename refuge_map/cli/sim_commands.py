@@ -31,11 +31,6 @@ LONG_RUN_AGENT_STEPS = 2_000_000
 REDRAW_S = 0.1
 
 
-def _agent_steps(scenario: Scenario) -> int:
-    incidents = scenario.generate.n if scenario.generate else len(scenario.incidents)
-    return 2 * incidents * int(scenario.horizon_h * 3600.0 / scenario.dt_s)
-
-
 @contextmanager
 def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
     """A rich progress bar on stderr for long runs on a terminal; None otherwise.
@@ -43,7 +38,9 @@ def _progress_bar(scenario: Scenario) -> Iterator[ProgressCallback | None]:
     Drawn from the steps (at most every `REDRAW_S`), not by rich's refresh thread: with
     another thread running, `replicate` forks no child to share the replications with
     (`refuge_map._aside.can_fork`)."""
-    if not sys.stderr.isatty() or _agent_steps(scenario) < LONG_RUN_AGENT_STEPS:
+    from refuge_map.simulation.scenario import run_agent_steps  # loaded by now
+
+    if not sys.stderr.isatty() or run_agent_steps(scenario) < LONG_RUN_AGENT_STEPS:
         yield None
         return
     # imported here, as each command imports its heavy modules (see `_app`): most runs show none

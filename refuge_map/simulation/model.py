@@ -25,8 +25,8 @@ from refuge_map.simulation.replications import (
     replication_seeds,
 )
 from refuge_map.simulation.run import Run, make_run, overall_of
-from refuge_map.simulation.scenario import Scenario
-from refuge_map.simulation.split import child_share, incidents
+from refuge_map.simulation.scenario import Scenario, run_incidents
+from refuge_map.simulation.split import child_share
 from refuge_map.simulation.stack import chunks, fly_stacked
 
 
@@ -157,7 +157,7 @@ def _stacks(
     `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
     runs. Only the first `recorded` runs (None: all) record their trajectories; `progress`
     follows the stack that holds the first."""
-    for group in chunks([incidents(scenario)] * len(seeds)):
+    for group in chunks([run_incidents(scenario)] * len(seeds)):
         worlds = [build_world(scenario, seeds[i]) for i in group]
         flights = fly_stacked(
             scenario,

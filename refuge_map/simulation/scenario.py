@@ -970,6 +970,22 @@ def _levitical_ids() -> frozenset[str]:
     return frozenset(read_levitical(default_data_dir() / LEVITICAL_FILE).index)
 
 
+def run_incidents(scenario: Scenario) -> int:
+    """A run's incidents: those it generates, or those it lists."""
+    return scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
+
+
+def run_steps(scenario: Scenario) -> int:
+    """A run's time steps over its horizon (the last one partial)."""
+    return math.ceil(scenario.horizon_h * 3600.0 / scenario.dt_s)
+
+
+def run_agent_steps(scenario: Scenario) -> int:
+    """A run's agent-steps if every incident lasted the horizon: its manslayers and avengers
+    (one each per incident) times the steps."""
+    return 2 * run_incidents(scenario) * run_steps(scenario)
+
+
 def load_scenario(path: str | Path) -> Scenario:
     """Read and validate a scenario file (YAML, or JSON by its suffix).
 

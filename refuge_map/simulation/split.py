@@ -17,10 +17,8 @@ fixed cost before it; what each pays after it (a stack's first steps) is alike.
 
 from __future__ import annotations
 
-import math
-
 from refuge_map import _aside
-from refuge_map.simulation.scenario import Scenario
+from refuge_map.simulation.scenario import Scenario, run_agent_steps, run_incidents
 from refuge_map.simulation.stack import STACK_INCIDENTS
 
 #: The first run's work in this process beyond a replication's, in replications' worth. In
@@ -33,17 +31,6 @@ FIRST_RUN_EXTRA = 4.0
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
 #: runs). Below it the fork's own cost (about 10 ms, and a second stack's steps) eats the gain.
 MIN_CHILD_AGENT_STEPS = 20_000_000
-
-
-def incidents(scenario: Scenario) -> int:
-    """A run's incidents."""
-    return scenario.generate.n if scenario.generate is not None else len(scenario.incidents)
-
-
-def agent_steps(scenario: Scenario) -> int:
-    """A run's agent-steps if every incident lasted the horizon: its manslayers and avengers
-    times the steps."""
-    return 2 * incidents(scenario) * math.ceil(scenario.horizon_h * 3600.0 / scenario.dt_s)
 
 
 def balanced(runs: int) -> int:
@@ -59,7 +46,7 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
     Parameters
     ----------
     scenario
-        Its ``replications`` and the size of a run (`agent_steps`).
+        Its ``replications`` and the size of a run (`scenario.run_agent_steps`).
     split
         True: share them (`balanced`) wherever a child can be forked (`_aside.can_fork`);
         False: never; None: where moreover a core is spare (`_aside.spare_core`), the
@@ -75,9 +62,9 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
     if split is False or not _aside.can_fork():
         return 0
     share = balanced(scenario.replications)
-    worth = share * agent_steps(scenario) >= MIN_CHILD_AGENT_STEPS
+    worth = share * run_agent_steps(scenario) >= MIN_CHILD_AGENT_STEPS
     if split is None and not (
-        worth and incidents(scenario) <= STACK_INCIDENTS and _aside.spare_core()
+        worth and run_incidents(scenario) <= STACK_INCIDENTS and _aside.spare_core()
     ):
         return 0
     return share
