@@ -245,9 +245,7 @@ def _lived_here(
             first = after_flight(scenario, seeds[0], group[0][1])
             rows.append(headline(first))
             group = group[1:]
-        if group:
-            rest = [seeds[i] for i, _ in group], [flight for _, flight in group]
-            rows += replication_headlines(scenario, *rest)
+        rows += _stack_headlines(scenario, seeds, group)
     assert first is not None  # replications >= 1
     return first, rows
 
@@ -270,8 +268,18 @@ def headline_rows(scenario: Scenario, seeds: Sequence[int]) -> list[dict[str, fl
     """
     rows = []
     for group in _stacks(scenario, seeds, recorded=0):
-        rows += replication_headlines(scenario, [seeds[i] for i, _ in group], [f for _, f in group])
+        rows += _stack_headlines(scenario, seeds, group)
     return rows
+
+
+def _stack_headlines(
+    scenario: Scenario, seeds: Sequence[int], group: list[tuple[int, Flight]]
+) -> list[dict[str, float]]:
+    """The `headline` rows of a stack's runs (`_stacks`: index of the seed, flight), lived
+    as one (`replication_headlines`); none for none."""
+    if not group:
+        return []
+    return replication_headlines(scenario, [seeds[i] for i, _ in group], [f for _, f in group])
 
 
 def with_replications(first: Run, seeds: list[int], rows: list[dict[str, float]]) -> Run:
