@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,3 +40,13 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
         return CliResult(int(stop.value.code or 0), captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def can_fork() -> None:
+    """Skip where no child can be forked (`refuge_map._aside.can_fork`): not POSIX, or other
+    threads run in this worker when the test starts (an earlier test's may linger; the work
+    is then done here, which the fallback tests check). Checked at the test's start, not at
+    collection: in a clean clone's random order a thread started between the two."""
+    if not hasattr(os, "fork") or threading.active_count() > 1:
+        pytest.skip("no fork here (not POSIX, or other threads run: the work is done here)")

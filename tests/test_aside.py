@@ -17,10 +17,7 @@ from refuge_map.errors import RefugeError
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
 
-forks = pytest.mark.skipif(
-    not hasattr(os, "fork") or threading.active_count() > 1,
-    reason="no fork here (not POSIX, or other threads run: the work is then done here)",
-)
+forks = pytest.mark.usefixtures("can_fork")  # tests/conftest.py
 
 
 @pytest.fixture(autouse=True)

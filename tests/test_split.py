@@ -28,16 +28,7 @@ from refuge_map.simulation.split import (
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 
 
-@pytest.fixture
-def _can_fork() -> None:
-    """Skip where no child can be forked: not POSIX, or other threads run in this worker when
-    the test starts (an earlier test's may linger; the work is then done here, as tested by
-    the fallbacks)."""
-    if not hasattr(os, "fork") or threading.active_count() > 1:
-        pytest.skip("no fork here (not POSIX, or other threads run: the work is done here)")
-
-
-forks = pytest.mark.usefixtures("_can_fork")
+forks = pytest.mark.usefixtures("can_fork")  # tests/conftest.py
 
 
 def _scenario(name: str, replications: int, **changes: object) -> Scenario:
