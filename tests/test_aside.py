@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,16 @@ def _a_spare_core(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_aside, "spare_core", lambda: True)
 
 
+def _drawing(target: Path) -> Callable[[], Path]:
+    """Work that writes `target` ("drawn") and returns its path."""
+
+    def draw() -> Path:
+        target.write_text("drawn", encoding="utf-8")
+        return target
+
+    return draw
+
+
 @forks
 def test_the_work_is_done_in_a_child_and_its_result_comes_back() -> None:
     with aside(os.getpid) as pending:
@@ -35,11 +46,7 @@ def test_the_work_is_done_in_a_child_and_its_result_comes_back() -> None:
 @forks
 def test_a_file_the_child_writes_is_there_once_the_result_is(tmp_path: Path) -> None:
     target = tmp_path / "drawn.txt"
-
-    def draw() -> Path:
-        target.write_text("drawn", encoding="utf-8")
-        return target
-
+    draw = _drawing(target)
     with aside(draw) as pending:
         assert pending.result() == target
     assert target.read_text(encoding="utf-8") == "drawn"
@@ -102,11 +109,7 @@ def test_a_prepared_child_works_only_once_told_to_go_on(tmp_path: Path) -> None:
 @forks
 def test_a_prepared_child_never_told_to_go_on_does_no_work(tmp_path: Path) -> None:
     target = tmp_path / "drawn.txt"
-
-    def work() -> Path:
-        target.write_text("drawn", encoding="utf-8")
-        return target
-
+    work = _drawing(target)
     with pytest.raises(KeyError), aside(work, prepare=lambda: None):
         raise KeyError("the run failed")
     assert not target.exists()
