@@ -61,6 +61,17 @@ def test_a_run_loads_no_progress_bar_nor_what_other_commands_need(tmp_path: Path
     assert (tmp_path / "run" / "summary.json").is_file()  # the run did run
 
 
+def test_what_a_run_imports_before_it_flies_leaves_scipy_special_for_the_end() -> None:
+    # the modules `refuge run` imports when it starts (`sim_commands.run_command`): scipy.special
+    # (the replications' Student's t) is loaded only once the runs are done, not on the
+    # start-up before a child shares the replications
+    run_imports = (
+        "import geo, refuge_map._atomic, refuge_map.limits, refuge_map.simulation, "
+        "refuge_map.simulation._walk, refuge_map.simulation.report, refuge_map.simulation.model"
+    )
+    assert _loaded_after(run_imports, ("scipy.special",)) == []
+
+
 def test_a_run_through_main_leaves_the_callers_collector_as_it_was(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:

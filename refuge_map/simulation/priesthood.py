@@ -25,7 +25,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy.special import exp1
 
 from geo.arrays import Floats
 
@@ -76,6 +75,10 @@ class Gompertz:
 
     def mean_remaining_years(self, age: Floats) -> Floats:
         """Expected further years of life at `age`: ``exp(c) E1(c) / beta``, ``c = h(age)/beta``."""
+        # imported here: no run asks for it, and scipy.special costs `refuge run` ~0.05 s
+        # of its start-up, before the replications are shared with a child
+        from scipy.special import exp1
+
         c = self.hazard(age) / self.beta
         return np.exp(c) * exp1(c) / self.beta
 

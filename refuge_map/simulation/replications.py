@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
-from scipy import special
 
 from refuge_map.simulation.events import EXILE_OUTCOMES
 from refuge_map.simulation.priesthood import Succession
@@ -132,7 +131,10 @@ def interval(
         return {"n": 0, "mean": None, "ci95": None, "sd": None, "min": None, "max": None}
     sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
     # Student's t quantile from scipy.special (the same values as scipy.stats.t.ppf, whose
-    # import costs a command about 0.5 s)
+    # import costs a command about 0.5 s); imported here, once the runs are done: it is
+    # ~0.05 s of `refuge run`'s start-up otherwise, before a child shares the replications
+    from scipy import special
+
     half = (
         float(special.stdtrit(x.size - 1, 0.975) * sd / math.sqrt(x.size)) if x.size > 1 else None
     )
