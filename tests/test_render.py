@@ -36,7 +36,7 @@ from refuge_map.render._style import (
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
 from refuge_map.render.network_map import draft_map
 from refuge_map.render.run_layers import _iso_duration
-from refuge_map.render.static import static_map
+from refuge_map.render.static import draft_static_map, static_map
 from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simulate, write_run
 
 PAYLOAD = "<img src=x onerror=alert(1)>"
@@ -564,6 +564,15 @@ def test_static_figure_format_follows_the_suffix(network, run_dir, tmp_path, suf
     if suffix == ".svg":  # the text of the figure is there: labels, scale, attribution
         text = data.decode("utf-8")
         assert all(f"<!-- {w}" in text for w in ["Shechem", "20 km", "Places: OpenBible.info"])
+
+
+def test_a_png_drafted_before_its_run_is_written_is_the_runs_png(network, run_dir, tmp_path):
+    drafted = draft_static_map(network)  # as `refuge demo` does while the run goes on
+    later = shutil.copytree(run_dir, tmp_path / "later")
+    png = drafted.finish(tmp_path / "drafted.png", run=read_run_files(later)).read_bytes()
+    whole = static_map(network, tmp_path / "whole.png", run=read_run_files(run_dir))
+    assert png == whole.read_bytes()
+    assert png != static_map(network, tmp_path / "network.png").read_bytes()
 
 
 def test_static_figure_refuses_other_suffixes(network, tmp_path):

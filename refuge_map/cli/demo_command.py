@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
 
     from geo import RefugeNetwork
     from refuge_map.render.network_map import MapDraft
+    from refuge_map.render.run_layers import RunFiles
+    from refuge_map.render.static import StaticMapDraft
     from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
 COVERAGE_CELL_M = 5_000.0
@@ -59,11 +62,12 @@ def demo(
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
     # Two children work beside this process (two cores; the run uses one): one writes the
-    # GeoPackage while the run goes on here, then imports matplotlib; the other drafts the
-    # HTML map (what the run does not change); once the run's files are written, they draw
-    # the PNG and finish the HTML map from them.
-    html_map = _HtmlMap(network, chosen, out)
-    static_files = _GpkgAndPng(network, layers, out)
+    # GeoPackage while the run goes on here, then draws the PNG's network; the other drafts
+    # the HTML map (what the run does not change); once the run's files are written, they
+    # draw the run on the PNG and finish the HTML map from them.
+    run_folder = _RunFolder(out / "run")
+    html_map = _HtmlMap(network, chosen, out, run_folder)
+    static_files = _GpkgAndPng(network, layers, out, run_folder)
     with (
         aside(html_map.write, prepare=html_map.prepare) as html,
         aside(static_files.write, prepare=static_files.prepare) as gpkg_and_png,
@@ -73,7 +77,7 @@ def demo(
             cities.to_csv(tmp)
         shown.print(_cities_table(cities))
         run = replicate(chosen)
-        run_files = write_run(run, out / "run")
+        run_files = write_run(run, run_folder.path)
         html.go()
         gpkg_and_png.go()
         for table in report_tables(run.summary):
@@ -86,13 +90,34 @@ def demo(
     shown.print(f"open the map: {(out / 'map.html').resolve()}")
 
 
+class _RunFolder:
+    """The demo's run folder (``out/run``), its files read once by this process (`files`):
+    the map and the PNG both draw them; in a child each reads them for itself, and where the
+    children were refused, the second drawing here reads nothing again (0.1-0.3 s)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._files: RunFiles | None = None
+
+    def files(self) -> RunFiles:
+        """The run's files (`read_run_files`), read at the first call; the drawings only read
+        them."""
+        from refuge_map.render.run_layers import read_run_files
+
+        if self._files is None:
+            self._files = read_run_files(self.path)
+        return self._files
+
+
 class _HtmlMap:
     """The demo's self-contained HTML map: the network, the scenario's coverage field and the
-    run written in ``out/run``; drafted (`draft`: what the run does not change) before the
+    run written in the `_RunFolder`; drafted (`draft`: what the run does not change) before the
     run's files are there, finished and written (`write`) once they are."""
 
-    def __init__(self, network: RefugeNetwork, scenario: Scenario, out: Path) -> None:
-        self._network, self._scenario, self._out = network, scenario, out
+    def __init__(
+        self, network: RefugeNetwork, scenario: Scenario, out: Path, run: _RunFolder
+    ) -> None:
+        self._network, self._scenario, self._out, self._run = network, scenario, out, run
         self._draft: MapDraft | None = None
 
     def prepare(self) -> None:
@@ -113,30 +138,35 @@ class _HtmlMap:
     def write(self) -> Path:
         """Finish the map (drafted first here, if it was not) with the run and write it."""
         from refuge_map.render import save_map
-        from refuge_map.render.run_layers import read_run_files
 
         drafted = self._draft or self.draft()
         self._draft = None  # a draft makes one map
-        fmap = drafted.finish(read_run_files(self._out / "run"))
+        fmap = drafted.finish(self._run.files())
         return save_map(fmap, self._out / "map.html", self_contained=True)
 
 
 class _GpkgAndPng:
-    """The demo's GeoPackage of the network's layers (`prepare`d: written before the run's
-    files are there, then matplotlib imported) and its PNG of the network and the run written
-    in ``out/run`` (`write`, which writes the GeoPackage too if `prepare` did not)."""
+    """The demo's GeoPackage of the network's layers and its PNG of the network and the run
+    written in the `_RunFolder`: `prepare`d (the GeoPackage written, matplotlib imported and
+    the network drawn) before the run's files are there, the run drawn and the PNG written
+    (`write`, which does what `prepare` did not) once they are."""
 
     def __init__(
-        self, network: RefugeNetwork, layers: dict[str, gpd.GeoDataFrame], out: Path
+        self,
+        network: RefugeNetwork,
+        layers: dict[str, gpd.GeoDataFrame],
+        out: Path,
+        run: _RunFolder,
     ) -> None:
-        self._network, self._layers, self._out = network, layers, out
+        self._network, self._layers, self._out, self._run = network, layers, out, run
         self._gpkg: list[Path] | None = None
+        self._draft: StaticMapDraft | None = None
 
     def prepare(self) -> None:
-        """Write the GeoPackage and import matplotlib (`_child_memory` first)."""
+        """Write the GeoPackage, then draft the PNG (`_child_memory` first)."""
         _child_memory()
         self._write_gpkg()
-        import refuge_map.render.static  # noqa: F401
+        self._draw_network()
 
     def _write_gpkg(self) -> list[Path]:
         from refuge_map.io import write_layers
@@ -144,23 +174,35 @@ class _GpkgAndPng:
         self._gpkg = write_layers(self._layers, self._out / "network.gpkg")
         return self._gpkg
 
+    def _draw_network(self) -> StaticMapDraft:
+        from refuge_map.render.static import draft_static_map
+
+        self._draft = draft_static_map(self._network)
+        return self._draft
+
     def write(self) -> tuple[list[Path], Path]:
         """The GeoPackage's files and the PNG, drawn here."""
-        from refuge_map.render.run_layers import read_run_files
-        from refuge_map.render.static import static_map
-
         gpkg = self._gpkg or self._write_gpkg()
-        run = read_run_files(self._out / "run")
-        return gpkg, static_map(self._network, self._out / "map.png", run=run)
+        drafted = self._draft or self._draw_network()
+        self._draft = None  # a draft makes one picture
+        return gpkg, drafted.finish(self._out / "map.png", run=self._run.files())
 
 
 def _child_memory() -> None:
-    """A child's Arrow buffers (the run's files it reads) from the system's allocator: Arrow's
-    own (mimalloc) asks for huge pages, and a fresh child zeroed a 2 MB page for each it began
-    to fill (0.1-0.3 s of system time per child, measured on the demo; the same bytes)."""
+    """A child's memory, for the second it lives: Arrow's buffers (the run's files it reads)
+    from the system's allocator, and no collections.
+
+    Arrow's own allocator (mimalloc) asks for huge pages, and a fresh child zeroed a 2 MB page
+    for each it began to fill (0.1-0.3 s of system time per child, measured on the demo). The
+    collector ran 100-160 times in a child's imports and drafts and 15-55 times in its
+    drawing, some 4 % of its CPU, to free nearly nothing: what the child makes (the modules
+    it imports, the drawing's elements) lives until it leaves, and it leaves by `os._exit`.
+    Reference counting frees what it always frees meanwhile. The same bytes.
+    """
     import pyarrow
 
     pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    gc.disable()
 
 
 def _cities_table(summary: pd.DataFrame) -> Table:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,18 +61,60 @@ def static_map(
     OSError
         If `path` cannot be written (it is then left as it was).
     """
-    target, fmt = figure_path(path)
+    figure_path(path)
+    return draft_static_map(network).finish(path, run=run, dpi=dpi)
+
+
+def draft_static_map(network: RefugeNetwork) -> StaticMapDraft:
+    """The network drawn as `static_map` draws it, ahead of the run (`refuge demo` drafts its
+    PNG while the run goes on): `StaticMapDraft.finish` draws the run and writes the file."""
     fig = Figure(figsize=(10, 9), layout="constrained")
     ax = fig.add_subplot()
     _draw_network(ax, network)
-    if run is not None:
-        _draw_run(ax, run)
-    title = None
-    if run is not None:
-        title = f"The cities of refuge: {run.scenario.get('name') or 'a simulated run'}"
-    _frame(ax, network, title=title)
-    fig.legend(handles=_legend_handles(network, run), loc="outside right upper", fontsize=7)
-    return _save(fig, target, fmt, dpi=dpi)
+    return StaticMapDraft(network, fig, ax)
+
+
+@dataclass
+class StaticMapDraft:
+    """A `static_map` with its network drawn (`draft_static_map`), not yet its run nor framed.
+
+    Attributes
+    ----------
+    network
+        The network drawn.
+    figure
+        The figure it is drawn on.
+    ax
+        Its map's axes.
+    """
+
+    network: RefugeNetwork
+    figure: Figure
+    ax: Axes
+
+    def finish(
+        self, path: str | os.PathLike[str], *, run: RunFiles | None = None, dpi: int = 150
+    ) -> Path:
+        """Draw the run (if any), frame the map, add the legend and write the file, as
+        `static_map` does. A draft makes one picture: the run is drawn on its figure.
+
+        Raises
+        ------
+        RefugeError
+            If the suffix of `path` is not one of `FIGURE_FORMATS` (nothing is written).
+        OSError
+            If `path` cannot be written (it is then left as it was).
+        """
+        target, fmt = figure_path(path)
+        if run is not None:
+            _draw_run(self.ax, run)
+        title = None
+        if run is not None:
+            title = f"The cities of refuge: {run.scenario.get('name') or 'a simulated run'}"
+        _frame(self.ax, self.network, title=title)
+        handles = _legend_handles(self.network, run)
+        self.figure.legend(handles=handles, loc="outside right upper", fontsize=7)
+        return _save(self.figure, target, fmt, dpi=dpi)
 
 
 def coverage_figure(
