@@ -156,18 +156,24 @@ def test_with_other_threads_running_no_child_is_forked(children: list[int], tmp_
 
 
 @forks
-def test_where_the_child_dies_its_replications_are_lived_here(
-    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(
+    "fate",
+    [lambda: os.kill(os.getpid(), 9), lambda: time.sleep(600)],
+    ids=["killed before it sends anything", "hung: stopped past its patience"],
+)
+def test_where_the_child_dies_or_hangs_its_replications_are_lived_here(
+    fate: Any, children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     parent = os.getpid()
     rows = model_module.headline_rows
 
-    def dies(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
-        if os.getpid() != parent:  # the child: killed before it sends anything
-            os.kill(os.getpid(), 9)
+    def fails(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
+        if os.getpid() != parent:  # the child
+            fate()
         return rows(scenario, seeds)
 
-    monkeypatch.setattr(model_module, "headline_rows", dies)
+    monkeypatch.setattr(model_module, "headline_rows", fails)
+    monkeypatch.setattr(_aside, "MIN_PATIENCE_S", 0.5)
     run = replicate(_small(), split=True)
     assert len(children) == 1
     with pytest.raises(ChildProcessError):  # reaped: no child left behind
@@ -251,25 +257,4 @@ def test_a_child_worth_a_process_is_forked_where_a_core_is_spare_unless_not_spli
     monkeypatch.setattr(_aside, "spare_core", lambda: spare)
     run = replicate(_small(), split=split)
     assert len(children) == forked
-    _assert_same(run, _here(SMALL), tmp_path)
-
-
-@forks
-def test_where_the_child_hangs_it_is_stopped_and_its_replications_lived_here(
-    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    parent = os.getpid()
-    rows = model_module.headline_rows
-
-    def hangs(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
-        if os.getpid() != parent:  # the child: never done
-            time.sleep(600)
-        return rows(scenario, seeds)
-
-    monkeypatch.setattr(model_module, "headline_rows", hangs)
-    monkeypatch.setattr(_aside, "MIN_PATIENCE_S", 0.5)
-    run = replicate(_small(), split=True)
-    assert len(children) == 1
-    with pytest.raises(ChildProcessError):  # stopped and reaped
-        os.waitpid(children[0], os.WNOHANG)
     _assert_same(run, _here(SMALL), tmp_path)
