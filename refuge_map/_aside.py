@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import os
 import pickle
-import selectors
 import signal
 import threading
 import time
@@ -308,6 +307,8 @@ class Aside(Generic[T]):
 def _read_to_end(pipe: int, *, by: float) -> bytes | None:
     """All that comes through `pipe` until its other end is closed (the child sent its
     result and left, or died), or None if it is still open at `by` (`time.monotonic`)."""
+    import selectors  # here: every command imports this module, few fork a child
+
     chunks: list[bytes] = []
     with selectors.DefaultSelector() as ready:
         ready.register(pipe, selectors.EVENT_READ)
