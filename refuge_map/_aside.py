@@ -11,6 +11,11 @@ or be started later (`Aside.start`), once this process has loaded what the child
 Where there is no fork (not POSIX, or the system refuses one), other threads run (a fork
 would copy their locks held) or no core is spare (`spare_core`: the children would only slow
 this process down), the work is done here when its result is asked for, as it always was.
+
+A child that fails (an error, a crash, killed) is noticed by the end of its pipe, and its work
+is done here, quietly: the result is the same. A child that has not finished in time (`patience`)
+is stopped, and its work done here too. A command interrupted (`refuge_map._signals`) stops its
+children at once and reaps them; each one unwinds, so that no file it was writing is left.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Generic, TypeVar
+from typing import Generic, NoReturn, TypeVar
+
+from refuge_map import _signals
 
 T = TypeVar("T")
 
@@ -96,6 +104,21 @@ def idle_cores() -> float | None:
     return (idle_now - idle_then) / elapsed
 
 
+#: The least time a child is waited for once its result is asked for (seconds; `Aside.patience`).
+#: The demo's children have the most left to do then (the HTML map finished, the PNG drawn:
+#: 0.5-1.2 s on an idle machine, the tiny scenario or the default); ten seconds leave them
+#: several times that on a busy machine. A child later than this is stopped and its work done
+#: here: the same result, that much later.
+MIN_PATIENCE_S = 10.0
+#: How long a child told to stop (SIGTERM) has to unwind and leave before it is killed
+#: (seconds). Its Python code unwinds in milliseconds once the call it is in returns (a step
+#: of the flight kernels, a layer written, a PNG saved: under half a second); a child still
+#: there after this is stuck where no signal reaches its Python code (a lock it will never get).
+STOP_GRACE_S = 2.0
+#: How often a child that is leaving is looked at until it has left (seconds).
+_LEAVING_POLL_S = 0.001
+
+
 class Aside(Generic[T]):
     """A piece of work under way in a child process (`aside`): ask for its `result`.
 
@@ -126,6 +149,7 @@ class Aside(Generic[T]):
         self._pid: int | None = None
         self._pipe: int | None = None
         self._gate: int | None = None
+        self._forked_at = 0.0  # `time.monotonic` when the child was forked
         self._wanted = spare
         if not later:
             self.start()
@@ -140,36 +164,64 @@ class Aside(Generic[T]):
     def _start(self, prepare: Callable[[], object] | None) -> None:
         read, write = os.pipe()
         gate_read, gate = os.pipe() if prepare is not None else (None, None)
+        # Held (in this thread) until each process is ready for them: the child with its own
+        # handlers, this one with the child recorded (an interrupt then stops it). Where other
+        # threads of C run (Arrow's pool), one of them may take a signal meanwhile, and this
+        # process be interrupted between the fork and the record: its child then finds its
+        # pipe closed when this process has left, and leaves too.
+        held = _signals.hold()
         try:
             pid = os.fork()
         except OSError:  # no child to be had (a limit of processes, of memory): work here
+            _signals.release(held)
             for end in (read, write, gate_read, gate):
                 if end is not None:
                     os.close(end)
             return
-        if pid == 0:  # the child: do the work, send its result, leave without finalization
-            code = 1
-            try:
-                os.close(read)
-                for inherited in _OPEN_GATES:
-                    os.close(inherited)
-                gc.freeze()  # the parent's objects are no garbage: not scanned, not copied
-                if prepare is not None and gate_read is not None and gate is not None:
-                    os.close(gate)
-                    prepare()
-                    if not os.read(gate_read, 1):  # the parent gave up: no work to do
-                        os._exit(1)
-                payload = pickle.dumps(self._work())
-                with os.fdopen(write, "wb") as pipe:
-                    pipe.write(payload)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write)
-        if gate_read is not None and gate is not None:
-            os.close(gate_read)
-            _OPEN_GATES.add(gate)
+        if pid == 0:
+            self._live(read, write, gate_read, gate, prepare, held)
         self._pid, self._pipe, self._gate = pid, read, gate
+        self._forked_at = time.monotonic()
+        try:
+            os.close(write)
+            if gate_read is not None and gate is not None:
+                os.close(gate_read)
+                _OPEN_GATES.add(gate)
+        finally:
+            _signals.release(held)
+
+    def _live(
+        self,
+        read: int,
+        write: int,
+        gate_read: int | None,
+        gate: int | None,
+        prepare: Callable[[], object] | None,
+        held: set[int | signal.Signals],
+    ) -> NoReturn:
+        """The child's life: prepare, wait at the gate, do the work, send its result through
+        `write`, and leave without finalization. Told to stop (SIGTERM from its parent, or
+        Ctrl-C), it unwinds once (`_signals.Interrupted`: a file it writes is removed) and
+        ignores any signal after."""
+        code = 1
+        try:
+            _signals.stop_on_signals(then=signal.SIG_IGN)
+            _signals.release(held)
+            os.close(read)
+            for inherited in _OPEN_GATES:
+                os.close(inherited)
+            gc.freeze()  # the parent's objects are no garbage: not scanned, not copied
+            if prepare is not None and gate_read is not None and gate is not None:
+                os.close(gate)
+                prepare()
+                if not os.read(gate_read, 1):  # the parent gave up: no work to do
+                    os._exit(1)
+            payload = pickle.dumps(self._work())
+            with os.fdopen(write, "wb") as pipe:
+                pipe.write(payload)
+            code = 0
+        finally:
+            os._exit(code)
 
     def _close_gate(self) -> None:
         """Close this process's end of the gate (told to go or not: no more to say)."""
@@ -186,8 +238,9 @@ class Aside(Generic[T]):
             self._close_gate()
 
     def result(self) -> T:
-        """The work's result, once the child is done; where the child failed (or there was
-        none), the work done here, so that its error is raised here as any command's is."""
+        """The work's result, once the child is done; where the child failed, was late
+        (`patience`) or there was none, the work done here, so that its error is raised here
+        as any command's is."""
         self.go()
         payload = self._collect()
         if payload is not None:
@@ -196,19 +249,106 @@ class Aside(Generic[T]):
                 return done
         return self._work()
 
+    def patience(self) -> float:
+        """How long, from now, the child's result is waited for (seconds): as long again as
+        the child has lived, and `MIN_PATIENCE_S` at least.
+
+        An assumption: a child's work takes no longer than this process's work beside it.
+        `model.replicate` balances the two (`simulation.split.balanced`: its child should be
+        done when its rows are asked for); `refuge demo`'s children prepare while the run
+        goes on here, and have less left after it than the run took. A child twice as slow (a
+        busy machine) is still waited for; one later than that (hung) is stopped, and its
+        work done here, which takes about what this process's took: the command then lasts
+        at most some three times as long as it would have, and gives the same result.
+        """
+        return max(MIN_PATIENCE_S, time.monotonic() - self._forked_at)
+
     def _collect(self) -> bytes | None:
-        """Wait for the child; what it sent if it finished well, else None (None too where
-        there was no child, or it was collected already)."""
-        self._wanted = False  # asked for: too late to start a child
-        self._close_gate()  # not told to go: it leaves without working
+        """Wait for the child (`patience`); what it sent if it finished well, else None
+        (None too where there was no child, or it was collected already). A child still at
+        work by then is stopped (`_end`), as one is when the wait is interrupted."""
+        taken = self._take()
+        if taken is None:
+            return None
+        pid, pipe = taken
+        try:
+            payload = _read_to_end(pipe, by=time.monotonic() + self.patience())
+            code = None if payload is None else _exit_code(pid, by=time.monotonic() + STOP_GRACE_S)
+        except BaseException:  # interrupted while waiting: the child is not left behind
+            _end(pid)
+            raise
+        finally:
+            os.close(pipe)
+        if code is None:
+            _end(pid)
+        return payload if code == 0 and payload else None
+
+    def _stop(self) -> None:
+        """Stop the child at once, if there is one to collect, and reap it (`_end`)."""
+        taken = self._take()
+        if taken is not None:
+            pid, pipe = taken
+            os.close(pipe)
+            _end(pid)
+
+    def _take(self) -> tuple[int, int] | None:
+        """The child's process id and this process's end of its pipe, once (None where there
+        was no child, or it was taken already); too late then to start one or to tell it to
+        go (a child at the gate leaves without working)."""
+        self._wanted = False
+        self._close_gate()
         if self._pid is None or self._pipe is None:
             return None
-        pid, pipe = self._pid, self._pipe
+        taken = self._pid, self._pipe
         self._pid = self._pipe = None
-        with os.fdopen(pipe, "rb") as reader:
-            payload = reader.read()
-        _, status = os.waitpid(pid, 0)
-        return payload if os.waitstatus_to_exitcode(status) == 0 and payload else None
+        return taken
+
+
+def _read_to_end(pipe: int, *, by: float) -> bytes | None:
+    """All that comes through `pipe` until its other end is closed (the child sent its
+    result and left, or died), or None if it is still open at `by` (`time.monotonic`)."""
+    import selectors  # here: every command imports this module, few fork a child
+
+    chunks: list[bytes] = []
+    with selectors.DefaultSelector() as ready:
+        ready.register(pipe, selectors.EVENT_READ)
+        while True:
+            left = by - time.monotonic()
+            if left <= 0 or not ready.select(left):
+                return None
+            chunk = os.read(pipe, 1 << 16)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+
+
+def _exit_code(pid: int, *, by: float) -> int | None:
+    """The child's exit code (`os.waitstatus_to_exitcode`) once it has left, reaped then; -1
+    if it was reaped already; None if it is still there at `by` (`time.monotonic`)."""
+    while True:
+        try:
+            left, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return -1
+        if left:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() >= by:
+            return None
+        time.sleep(_LEAVING_POLL_S)
+
+
+def _end(pid: int) -> None:
+    """Stop a child no longer waited for, and reap it: told to stop (SIGTERM), it unwinds, so
+    that no file it was writing is left (`refuge_map._atomic`), and leaves; one still there
+    after `STOP_GRACE_S` is killed (what it was writing is removed by the next write of that
+    output). A child that has left already is only reaped: a process id is signalled only
+    while it is still this process's unreaped child, never one the system gave another."""
+    if _exit_code(pid, by=0.0) is not None:
+        return
+    os.kill(pid, signal.SIGTERM)
+    if _exit_code(pid, by=time.monotonic() + STOP_GRACE_S) is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 @contextmanager
@@ -223,11 +363,18 @@ def aside(
     `later`, once told to `Aside.start`; `spare`: see `Aside`); within the block, ask for its
     `Aside.result`.
 
-    Leaving the block (by an error too) waits for the child: none is left running, nor its
-    file half-written, after the command.
+    Leaving the block by an error waits for the child (`Aside.patience`), so that a file it
+    writes is finished; leaving it interrupted (`refuge_map._signals.Interrupted`,
+    KeyboardInterrupt, SystemExit) stops the child at once. Either way none is left running,
+    nor its file half-written, after the command.
     """
     pending = Aside(work, prepare=prepare, spare=spare, later=later)
     try:
         yield pending
-    finally:
+    except Exception:
         pending._collect()
+        raise
+    except BaseException:
+        pending._stop()
+        raise
+    pending._collect()

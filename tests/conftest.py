@@ -44,9 +44,13 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
 
 @pytest.fixture
 def can_fork() -> None:
-    """Skip where no child can be forked (`refuge_map._aside.can_fork`): not POSIX, or other
-    threads run in this worker when the test starts (an earlier test's may linger; the work
-    is then done here, which the fallback tests check). Checked at the test's start, not at
-    collection: in a clean clone's random order a thread started between the two."""
-    if not hasattr(os, "fork") or threading.active_count() > 1:
-        pytest.skip("no fork here (not POSIX, or other threads run: the work is done here)")
+    """For a test of a forked child: skipped where there is no fork (not POSIX); failed where
+    another thread runs when the test starts (`refuge_map._aside.can_fork` would refuse the
+    child, and the test would check nothing). Such a thread was left by an earlier test in
+    this worker: the failure names it; stop it where that test starts it."""
+    if not hasattr(os, "fork"):
+        pytest.skip("no fork here (not POSIX): the work is always done here")
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    if others:
+        named = ", ".join(f"{t.name} ({getattr(t, '_target', None)})" for t in others)
+        pytest.fail(f"an earlier test left threads running, so no child can be forked: {named}")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +16,8 @@ import pytest
 
 from refuge_map import _aside
 from refuge_map._aside import aside
+from refuge_map._atomic import atomic_file
+from refuge_map._signals import Interrupted
 from refuge_map.errors import RefugeError
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
@@ -291,3 +295,130 @@ def test_a_child_given_up_leaves_though_a_child_made_after_it_still_waits() -> N
         signal.signal(signal.SIGALRM, previous)
         second._collect()
         first._collect()
+
+
+def _here_or_in_a_child(in_the_child: Callable[[], object]) -> Callable[[], str]:
+    """Work that, in a child, does `in_the_child` (dies, hangs...) and, here, says "here"."""
+    parent = os.getpid()
+
+    def work() -> str:
+        if os.getpid() != parent:
+            in_the_child()
+        return "here"
+
+    return work
+
+
+def _reaped(pid: int | None) -> bool:
+    """Whether the child `pid` is gone, reaped: no zombie, nothing still running."""
+    assert pid is not None
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+def _segfault() -> None:
+    faulthandler.disable()  # the test runner's, inherited: it would print the child's stack
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _dies_unpickled() -> object:
+    return lambda: None  # a result that does not pickle: the child fails to send it
+
+
+@forks
+@pytest.mark.parametrize(
+    "death",
+    [
+        lambda: os._exit(3),
+        lambda: os.kill(os.getpid(), signal.SIGKILL),
+        _segfault,
+        _dies_unpickled,
+    ],
+    ids=["os._exit", "killed", "segfault", "unpicklable"],
+)
+def test_a_child_that_dies_has_its_work_done_here(death: Callable[[], object]) -> None:
+    with aside(_here_or_in_a_child(death)) as pending:
+        child = pending._pid
+        assert pending.result() == "here"
+    assert _reaped(child)
+
+
+@forks
+def test_a_hung_child_is_stopped_unwinding_and_its_work_done_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_aside, "MIN_PATIENCE_S", 0.2)
+    target = tmp_path / "drawn.txt"
+
+    def hangs_writing() -> None:
+        with atomic_file(target) as tmp:
+            tmp.write_text("half", encoding="utf-8")
+            time.sleep(600)
+
+    with aside(_here_or_in_a_child(hangs_writing)) as pending:
+        child = pending._pid
+        assert pending.result() == "here"
+    assert _reaped(child)
+    assert list(tmp_path.iterdir()) == []  # told to stop, it removed its temporary file
+
+
+@forks
+def test_a_child_deaf_to_being_told_to_stop_is_killed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_aside, "MIN_PATIENCE_S", 0.2)
+    monkeypatch.setattr(_aside, "STOP_GRACE_S", 0.2)
+    target = tmp_path / "drawn.txt"
+
+    def draw() -> Path:
+        with atomic_file(target) as tmp:
+            tmp.write_text("here", encoding="utf-8")
+        return target
+
+    def stuck_writing() -> None:  # as in a lock of C that never comes: no signal reaches it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+        with atomic_file(target) as tmp:
+            tmp.write_text("half", encoding="utf-8")
+            time.sleep(600)
+
+    parent = os.getpid()
+    with aside(lambda: stuck_writing() if os.getpid() != parent else draw()) as pending:
+        child = pending._pid
+        assert pending.result() == target
+    assert _reaped(child)
+    # what the killed child left is removed by the same output written here
+    assert [p.name for p in tmp_path.iterdir()] == ["drawn.txt"]
+    assert target.read_text(encoding="utf-8") == "here"
+
+
+def _interrupt_while_its_child_writes(
+    folder: Path, interrupt: BaseException, forked: list[int | None]
+) -> None:
+    """Raise `interrupt` in an `aside` block once its child (its id into `forked`) has begun
+    to write a file in `folder`, a work longer than any patience: only being stopped ends it."""
+
+    def works_on() -> None:
+        with atomic_file(folder / "drawn.txt") as tmp:
+            tmp.write_text("half", encoding="utf-8")
+            time.sleep(600)
+
+    with aside(_here_or_in_a_child(works_on)) as pending:
+        forked.append(pending._pid)
+        while not any(p.name.startswith(".drawn.") for p in folder.iterdir()):
+            time.sleep(0.01)  # not yet writing
+        raise interrupt
+
+
+@forks
+@pytest.mark.parametrize("interrupt", [KeyboardInterrupt(), Interrupted(signal.SIGTERM)])
+def test_an_interrupted_block_stops_its_child_at_once(
+    tmp_path: Path, interrupt: BaseException
+) -> None:
+    forked: list[int | None] = []
+    with pytest.raises(type(interrupt)):
+        _interrupt_while_its_child_writes(tmp_path, interrupt, forked)
+    assert _reaped(forked[0])
+    assert list(tmp_path.iterdir()) == []  # nor half its file

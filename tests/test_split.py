@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import os
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -155,18 +156,24 @@ def test_with_other_threads_running_no_child_is_forked(children: list[int], tmp_
 
 
 @forks
-def test_where_the_child_dies_its_replications_are_lived_here(
-    children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+@pytest.mark.parametrize(
+    "fate",
+    [lambda: os.kill(os.getpid(), 9), lambda: time.sleep(600)],
+    ids=["killed before it sends anything", "hung: stopped past its patience"],
+)
+def test_where_the_child_dies_or_hangs_its_replications_are_lived_here(
+    fate: Any, children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     parent = os.getpid()
     rows = model_module.headline_rows
 
-    def dies(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
-        if os.getpid() != parent:  # the child: killed before it sends anything
-            os.kill(os.getpid(), 9)
+    def fails(scenario: Scenario, seeds: list[int]) -> list[dict[str, float]]:
+        if os.getpid() != parent:  # the child
+            fate()
         return rows(scenario, seeds)
 
-    monkeypatch.setattr(model_module, "headline_rows", dies)
+    monkeypatch.setattr(model_module, "headline_rows", fails)
+    monkeypatch.setattr(_aside, "MIN_PATIENCE_S", 0.5)
     run = replicate(_small(), split=True)
     assert len(children) == 1
     with pytest.raises(ChildProcessError):  # reaped: no child left behind

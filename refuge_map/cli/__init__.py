@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import gc
 import os
+import signal
 import sys
 import threading
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from typing import NoReturn
 import typer
 
 from refuge_data import InputError
-from refuge_map import _aside
+from refuge_map import _aside, _signals
 
 # Each command module registers its commands on `app` when imported (cheaply: the commands
 # import their heavy modules when they run).
@@ -40,6 +41,7 @@ def script() -> NoReturn:
     _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
     _one_blas_thread()
     _aside.watch()  # whether a core is spare for its children: idle while it loads
+    _signals.stop_on_signals()  # Ctrl-C and SIGTERM unwind: no child, no temporary file left
     try:
         main()
     except SystemExit as stop:
@@ -69,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Run the `refuge` command; bad input prints one line on stderr and exits with code 2.
 
     Bad input is an `InputError` (`geo.GeoError` or `refuge_map.errors.RefugeError`), or a
-    file the system refuses to read or write (permissions, a full disk).
+    file the system refuses to read or write (permissions, a full disk). A command stopped by a
+    signal (`refuge_map._signals.Interrupted`: the console script's Ctrl-C or SIGTERM) says so
+    in one line and exits with 128 + the signal's number (130 for Ctrl-C).
     """
     _leave_quickly()
     try:
@@ -84,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except typer.Abort:
         print("refuge: aborted", file=sys.stderr)
         sys.exit(130)
+    except _signals.Interrupted as stop:
+        # on a terminal, past the ^C it echoed
+        tty = sys.stderr is not None and sys.stderr.isatty()
+        fresh = "\n" if stop.signum == signal.SIGINT and tty else ""
+        print(f"{fresh}refuge: {stop}", file=sys.stderr)
+        sys.exit(stop.exit_code)
     except InputError as bad_input:
         print(f"refuge: error: {bad_input}", file=sys.stderr)
         sys.exit(2)

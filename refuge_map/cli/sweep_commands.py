@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,6 +14,7 @@ from typing import Annotated, Any, cast, get_args
 import typer
 from typer.core import TyperGroup
 
+from refuge_map._signals import Interrupted
 from refuge_map.cli._app import app
 from refuge_map.cli._output import NoLimitsOption, console, print_json
 from refuge_map.errors import RefugeError
@@ -115,12 +117,13 @@ def sweep_run(
             result = run_sweep(
                 spec, out, backend=backend, resume=resume, progress=progress, announce=_announce
             )
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, Interrupted) as stop:  # (Ctrl-C of `main` called in-process)
+        stopped = stop if isinstance(stop, Interrupted) else Interrupted(signal.SIGINT)
         console(stderr=True).print(
-            f"refuge: interrupted; finish with: refuge sweep {sweep_file} --out {out} --resume",
+            f"refuge: {stopped}; finish with: refuge sweep {sweep_file} --out {out} --resume",
             soft_wrap=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(stopped.exit_code) from None
     failed = int((result.runs["status"] != "done").sum())
     console().print(
         f"{len(result.runs)} runs ({result.new_runs} new, {failed} failed) -> "

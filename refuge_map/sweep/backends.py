@@ -132,11 +132,24 @@ def remote_cluster(address: str, *, timeout_s: float = CONNECT_TIMEOUT_S) -> Ite
     _require_dask()
     from distributed import Client
 
+    class StoppingClient(Client):
+        """A Client that stops its IO loop's thread when it cannot connect: distributed's
+        leaves it running for the rest of the process (2026.8: the failed start marks the
+        client closed, and `Client.close` then returns at once), which in a test's process
+        or a notebook's denies every later forked child (`refuge_map._aside.can_fork`)."""
+
+        def start(self, **kwargs: Any) -> None:
+            try:
+                super().start(**kwargs)
+            except BaseException:
+                self._loop_runner.stop()  # (private: the only handle on that thread)
+                raise
+
     quiet = logging.getLogger("distributed")
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)  # the one-line error below says it all
     try:
-        client = Client(address, timeout=f"{timeout_s}s")
+        client = StoppingClient(address, timeout=f"{timeout_s}s")
     except (OSError, TimeoutError, ValueError) as err:
         raise RefugeError(
             f"cannot reach the Dask cluster: {str(err).splitlines()[0]}",

@@ -1,0 +1,192 @@
+"""`refuge_map._signals`: Ctrl-C and SIGTERM stop a command cleanly: one line, exit 128 + the
+signal's number, every child stopped and reaped, nothing half-written left in ``--out``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from refuge_map import _signals
+
+TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
+
+posix = pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork nor POSIX signals here")
+
+
+@pytest.fixture
+def handlers() -> Iterator[None]:
+    """The signal handlers of this process as they were, once the test is done."""
+    before = {signum: signal.getsignal(signum) for signum in _signals.STOPPING}
+    yield
+    for signum, handler in before.items():
+        signal.signal(signum, handler)
+
+
+@posix
+def test_the_first_signal_raises_interrupted_and_a_second_meets_what_was_asked(
+    handlers: None,
+) -> None:
+    _signals.stop_on_signals(then=signal.SIG_IGN)
+    with pytest.raises(_signals.Interrupted) as stopped:
+        os.kill(os.getpid(), signal.SIGTERM)
+    assert (str(stopped.value), stopped.value.exit_code) == ("terminated", 143)
+    os.kill(os.getpid(), signal.SIGINT)  # ignored: the first one is unwinding
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+@posix
+def test_a_signal_held_comes_once_released(handlers: None) -> None:
+    _signals.stop_on_signals()
+    held = _signals.hold()
+    try:  # to this thread: another (of C: the test runner's) would take one to the process
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+    finally:
+        with pytest.raises(_signals.Interrupted) as stopped:
+            _signals.release(held)
+    assert (str(stopped.value), stopped.value.exit_code) == ("interrupted", 130)
+
+
+#: A command of the console script (`script`, as `refuge` runs it) that says on stderr when it
+#: is under way: each child it forks ("CHILD pid"), and the child that works ("WORKING pid"),
+#: which then works for ten minutes (the signal comes meanwhile); a core is spare.
+UNDER_WAY = """\
+import os, sys, time
+from refuge_map import _aside
+from refuge_map._atomic import atomic_file
+from refuge_map.cli import script
+start = _aside.Aside._start
+def told(self, prepare):
+    start(self, prepare)
+    if self._pid is not None:
+        print("CHILD", self._pid, file=sys.stderr, flush=True)
+_aside.Aside._start = told
+_aside.spare_core = lambda: True
+def working(path=None):
+    # what a child writes when the signal comes: half a file, atomically
+    with atomic_file(path or os.path.join({out!r}, "elsewhere.txt")) as tmp:
+        tmp.write_text("half")
+        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        time.sleep(600)
+{patch}
+sys.argv = ["refuge", *{args!r}]
+script()
+"""
+
+#: `refuge run`: a child lives the last replications (worth one, here) and works on and on.
+RUN = """\
+from refuge_map.simulation import model, split
+split.MIN_CHILD_AGENT_STEPS = 0
+parent, rows = os.getpid(), model.headline_rows
+def slow_rows(scenario, seeds):
+    if os.getpid() != parent:
+        working()
+    return rows(scenario, seeds)
+model.headline_rows = slow_rows
+"""
+
+#: `refuge demo`: the PNG's child draws on and on, half its file written.
+DEMO = """\
+from refuge_map.render import static
+def slow_png(network, path, **kwargs):
+    working(path)
+static.static_map = slow_png
+"""
+
+
+def _interrupted(
+    tmp_path: Path, patch: str, args: list[str], *, signum: int, group: bool
+) -> tuple[int, list[str], list[int]]:
+    """Start the command, send `signum` once a child works (to its process group, as a
+    terminal's Ctrl-C does, or to the command alone, as `kill` does); its exit code, what it
+    said on stderr after the child began to work, and its children's ids."""
+    out = tmp_path / "out"
+    probe = UNDER_WAY.format(out=str(out), patch=patch, args=[*args, "--out", str(out)])
+    with subprocess.Popen(
+        [sys.executable, "-c", probe],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,  # a process group of its own: the terminal's, as it were
+    ) as command:
+        assert command.stderr is not None
+        children = []
+        try:
+            for line in command.stderr:
+                word, _, pid = line.partition(" ")
+                if word == "CHILD":
+                    children.append(int(pid))
+                elif word == "WORKING":
+                    break
+                else:
+                    pytest.fail(f"before any child worked: {line}{command.stderr.read()}")
+            if group:
+                os.killpg(command.pid, signum)
+            else:
+                command.send_signal(signum)
+            said = command.stderr.read().splitlines()
+            code = command.wait(timeout=60)
+        finally:
+            if command.poll() is None:  # a test that failed: no process left behind by it
+                os.killpg(command.pid, signal.SIGKILL)
+    left = [p.pid for p in psutil.process_iter() if _session(p) == command.pid]
+    assert left == [], "processes of the command still there"
+    return code, said, children
+
+
+def _session(process: psutil.Process) -> int | None:
+    try:
+        return os.getsid(process.pid)
+    except OSError:  # gone meanwhile
+        return None
+
+
+def _written(out: Path) -> list[str]:
+    return sorted(str(p.relative_to(out)) for p in out.rglob("*")) if out.exists() else []
+
+
+@posix
+@pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [
+        (signal.SIGINT, True, "refuge: interrupted"),  # Ctrl-C: the command and its child
+        (signal.SIGTERM, False, "refuge: terminated"),  # kill: the command alone
+    ],
+)
+def test_a_run_stopped_says_one_line_and_leaves_no_child_nor_file(
+    tmp_path: Path, signum: int, group: bool, said: str
+) -> None:
+    args = ["run", str(TINY), "--replications", "4"]
+    code, lines, children = _interrupted(tmp_path, RUN, args, signum=signum, group=group)
+    assert (code, lines) == (128 + signum, [said])
+    assert len(children) == 1
+    assert not any(psutil.pid_exists(pid) for pid in children)
+    assert _written(tmp_path / "out") == []  # neither the run's files nor the child's file
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # nor the run's temporary folder
+
+
+@posix
+@pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
+)
+def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
+    tmp_path: Path, signum: int, group: bool, said: str
+) -> None:
+    args = ["demo", "--scenario", str(TINY)]
+    code, lines, children = _interrupted(tmp_path, DEMO, args, signum=signum, group=group)
+    assert (code, lines) == (128 + signum, [said])
+    assert len(children) == 2  # the HTML map's, the GeoPackage's and PNG's
+    assert not any(psutil.pid_exists(pid) for pid in children)
+    written = _written(tmp_path / "out")
+    assert not any(".part" in name for name in written)  # the PNG's child unwound
+    assert "map.png" not in written
+    assert {".refuge-map.json", "cities.csv", "network.gpkg", "run"} <= set(written)
