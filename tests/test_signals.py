@@ -92,12 +92,13 @@ def slow_rows(scenario, seeds):
 model.headline_rows = slow_rows
 """
 
-#: `refuge demo`: the PNG's child draws on and on, half its file written.
+#: `refuge demo`: the PNG's child draws on and on, half its file written (its network drawn
+#: before the run, the run and the file after: `StaticMapDraft.finish`).
 DEMO = """\
 from refuge_map.render import static
-def slow_png(network, path, **kwargs):
+def slow_png(draft, path, **kwargs):
     working(path)
-static.static_map = slow_png
+static.StaticMapDraft.finish = slow_png
 """
 
 
