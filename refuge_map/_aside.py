@@ -205,7 +205,7 @@ class Aside(Generic[T]):
         ignores any signal after."""
         code = 1
         try:
-            _signals.stop_on_signals(then=signal.SIG_IGN)
+            _signals.stop_on_signals(then=_signals.unheeded)
             _signals.release(held)
             os.close(read)
             for inherited in _OPEN_GATES:

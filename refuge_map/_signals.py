@@ -49,7 +49,7 @@ def stop_on_signals(*, then: Disposition = signal.SIG_DFL) -> None:
     then
         What a second signal does while the first unwinds: `signal.SIG_DFL` (the command's
         own process: a second Ctrl-C ends it at once, should the unwinding hang) or
-        `signal.SIG_IGN` (a forked child, which its parent also tells to stop: it finishes
+        `unheeded` (a forked child, which its parent also tells to stop: it finishes
         unwinding, or is killed).
 
     Raises
@@ -65,6 +65,18 @@ def stop_on_signals(*, then: Disposition = signal.SIG_DFL) -> None:
 
     for signum in STOPPING:
         signal.signal(signum, interrupt)
+
+
+def unheeded(signum: int, frame: FrameType | None) -> None:
+    """A handler that does nothing: a forked child's for the signals after the first
+    (`stop_on_signals`).
+
+    Not `signal.SIG_IGN`: a terminal's Ctrl-C and the parent's SIGTERM reach a child together,
+    both noted by the interpreter before the first one's handler runs; with SIG_IGN set by
+    then, CPython raises an ``OSError`` ("Signal 15 ignored due to race condition") wherever
+    the child is, in the midst of its unwinding (in the ``finally`` that removes a half-written
+    file, say), and prints its traceback.
+    """
 
 
 def hold() -> set[int | signal.Signals]:
