@@ -61,7 +61,7 @@ def static_map(
     OSError
         If `path` cannot be written (it is then left as it was).
     """
-    figure_path(path)
+    figure_path(path)  # a suffix refused before any drawing (`finish` checks it again)
     return draft_static_map(network).finish(path, run=run, dpi=dpi)
 
 

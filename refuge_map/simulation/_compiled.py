@@ -317,11 +317,10 @@ def move(
                 stop = _kept_way(e, s[i], b, te, to_s[i], length[e], way)
             if stop == stop:
                 # he keeps his way along his edge (most road walkers of a step): walked and
-                # tallied now, by the arithmetic of the walk and the tally below (none left)
+                # tallied now, as the tally below would (all his budget used, no time spare)
                 s[i] = stop
-                used = b - 0.0
-                run_m[i] = run_m[i] + used
-                spare[i] = (b - used) / speed[i]
+                run_m[i] = run_m[i] + b
+                spare[i] = 0.0
                 kept[n_kept] = i
                 n_kept += 1
                 continue
