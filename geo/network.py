@@ -21,6 +21,7 @@ from shapely.geometry import MultiLineString, MultiPoint, MultiPolygon
 from shapely.geometry.base import BaseGeometry
 
 import refuge_data
+from geo import _cache
 from geo._errors import DataFileError, ParameterError
 from geo.asylum import DEFAULT_BOUGH_OPINION, ZONE_KINDS, Asylum, BoughOpinion, RefugeReading
 from geo.crs import REGION_CRS, WGS84, check_finite, to_metric
@@ -66,6 +67,10 @@ LEVITICAL_FILE = "levitical_cities.geojson"
 #: The OpenStreetMap river lines (ODbL), read when the data folder holds them: the Jordan divide
 #: then follows the OpenStreetMap river (see `geo.hydrography`).
 RIVERS_FILE = "hydrography_osm_odbl.geojson"
+
+#: Every file `load_network` reads (the last two where the folder has them): the bytes its
+#: cache is keyed on (`geo._cache`).
+READ_FILES = (*DATA_FILES, RIVERS_FILE, LEVITICAL_FILE)
 
 
 def default_data_dir() -> Path:
@@ -662,6 +667,55 @@ def load_network(
         )
     added_ids = frozenset(city.id for city in added_cities)
     timeline = as_timeline(designated, known=ALL_SIX | added_ids)
+    checked = _Options(
+        cubit_m=cubit,
+        techum=techum,
+        techum_cubits=breadth_cubits,
+        candidates=candidates,
+        designation=timeline,
+        bough_opinion=bough_opinion,
+        roads_period=roads_period,
+        refuges=refuges,
+        added_cities=tuple(added_cities),
+    )
+    network = _cache.cached(
+        lambda: _build(folder, checked),
+        kind=RefugeNetwork,
+        files=tuple(folder / name for name in READ_FILES),
+        params=checked,
+    )
+    network.data_dir = folder  # the same bytes in another folder: the same network
+    return network
+
+
+@dataclass(frozen=True)
+class _Options:
+    """`load_network`'s options, checked and resolved (a cubit preset as its metres): with the
+    bytes of the files, what a network is built from (its cache's key, `geo._cache.key`)."""
+
+    cubit_m: float
+    techum: TechumMode
+    techum_cubits: float
+    candidates: Candidates
+    designation: DesignationTimeline
+    bough_opinion: BoughOpinion
+    roads_period: RoadsPeriod
+    refuges: RefugeReading
+    added_cities: tuple[AddedCity, ...]
+
+
+def _build(folder: Path, checked: _Options) -> RefugeNetwork:
+    """`load_network` on checked options: read the files of `READ_FILES` and build.
+
+    Raises
+    ------
+    DataFileError
+        For an invalid data file, or a missing Levitical one where ``refuges="levitical"``.
+    ParameterError
+        For an unknown candidate site or a bad added city.
+    """
+    cubit, breadth_cubits, timeline = checked.cubit_m, checked.techum_cubits, checked.designation
+    candidates, techum, refuges = checked.candidates, checked.techum, checked.refuges
     places = read_places(folder / "places.geojson")
     sites = choose_sites(places, candidates)
     hydrography = read_hydrography(folder / "hydrography.geojson")
@@ -675,13 +729,13 @@ def load_network(
     if refuges == "levitical" and levitical is not None:
         others = levitical[~levitical["city_of_refuge"]]
         cities = _more_cities(cities, _levitical_sites(others), land, timeline.activation_time)
-    if added_cities:
+    if checked.added_cities:
         times = timeline.designation_times()
-        added = _added_sites(added_cities, places.crs)
+        added = _added_sites(checked.added_cities, places.crs)
         cities = _more_cities(cities, added, land, pd.Series(times).reindex(added.index))
     zones = _zone_table(cities, breadth_m=breadth_cubits * cubit, mode=techum)
     zones["cubit_m"], zones["techum_cubits"] = cubit, breadth_cubits
-    legs = roads_of_period(read_roads(folder / "roads.geojson"), roads_period)
+    legs = roads_of_period(read_roads(folder / "roads.geojson"), checked.roads_period)
     roads = build_road_graph(legs, zones.assign(site=cities["site"]))
     prescribe_roads(roads, hydrography if rivers is None else rivers, cubit_m=cubit)
     options = {
@@ -689,8 +743,8 @@ def load_network(
         "techum": techum,
         "techum_cubits": breadth_cubits,
         "candidates": candidates if isinstance(candidates, str) else dict(candidates),
-        "bough_opinion": bough_opinion,
-        "roads_period": roads_period,
+        "bough_opinion": checked.bough_opinion,
+        "roads_period": checked.roads_period,
         # the Jordan line the two sides are computed from
         "jordan_line": "openstreetmap" if rivers is not None else "natural_earth",
         **({"refuges": refuges} if refuges != DEFAULT_REFUGE_READING else {}),

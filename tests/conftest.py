@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from geo import RefugeNetwork, load_network
+from geo._cache import CACHE_ENV
 from refuge_map.cli import main
+
+
+@pytest.fixture(scope="session", autouse=True)
+def network_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The network cache (`geo._cache`) of this session (each xdist worker its own): no test
+    writes to the user's ``~/.cache``, and the commands a test starts as subprocesses inherit
+    it. Nothing here needs a cold build; a test that does sets its own folder or ``off``."""
+    folder = tmp_path_factory.mktemp("network-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CACHE_ENV, str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="session")
