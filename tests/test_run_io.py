@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,8 @@ import pyogrio
 import pytest
 import shapely
 
+from refuge_map import _aside
+from refuge_map._atomic import MARKER
 from refuge_map.simulation import (
     EVENT_COLUMNS,
     TRACK_COLUMNS,
@@ -79,6 +83,52 @@ def test_same_seed_byte_identical_files(run: Run, tmp_path: Path) -> None:
         assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes(), file
     events = "events.parquet"
     assert (tmp_path / "a" / events).read_bytes() != (tmp_path / "c" / events).read_bytes()
+
+
+@pytest.mark.usefixtures("can_fork")  # tests/conftest.py
+def test_trajectories_written_by_a_child_are_the_same_file(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    forked: list[int] = []
+    start = _aside.Aside._start
+
+    def counted(self: Any, prepare: Any) -> None:
+        start(self, prepare)
+        if self._pid is not None:
+            forked.append(self._pid)
+
+    monkeypatch.setattr(_aside.Aside, "_start", counted)
+    written = {}
+    for spare in (True, False):
+        monkeypatch.setattr(_aside, "spare_core", lambda spare=spare: spare)
+        out = tmp_path / str(spare)
+        write_run(run, out)
+        written[spare] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert len(forked) == 1  # the trajectories' child, a core spare; none without
+    assert written[True] == written[False]
+    assert {*RUN_FILES, MARKER} <= set(written[True])
+
+
+@pytest.mark.usefixtures("can_fork")
+def test_a_failing_child_s_trajectories_are_written_here(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from refuge_map.simulation import io
+
+    parent, write = os.getpid(), io.write_parquet
+
+    def half_then_dies(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
+        if os.getpid() != parent and path.name == "trajectories.parquet":
+            path.write_bytes(b"half a file")
+            os._exit(1)
+        write(frame, path, **kwargs)
+
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
+    monkeypatch.setattr(io, "write_parquet", half_then_dies)
+    write_run(run, tmp_path / "out")
+    expected = tmp_path / "expected.parquet"
+    write(run.tracks, expected, points=("lon", "lat"))
+    assert (tmp_path / "out" / "trajectories.parquet").read_bytes() == expected.read_bytes()
 
 
 def test_failed_write_leaves_nothing(

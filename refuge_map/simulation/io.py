@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from functools import partial
 from pathlib import Path
 
 import geopandas as gpd
@@ -15,6 +16,7 @@ import pyarrow.parquet as pq
 import shapely
 
 from geo import WGS84
+from refuge_map._aside import aside
 from refuge_map._atomic import atomic_dir
 from refuge_map.io import gpkg_settings
 from refuge_map.simulation.run import Run
@@ -61,9 +63,10 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with atomic_dir(target) as tmp:
+    with atomic_dir(target) as tmp, aside(partial(_write_tracks, run, tmp)) as tracks:
+        # the trajectories in a child where a core is spare (`aside`), the rest meanwhile
+        # here: each takes about half of the writing (Arrow's writer and GDAL's, mostly)
         write_parquet(run.events, tmp / "events.parquet")
-        write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
         with gpkg_settings():  # through Arrow: the same file, without a Python call per value
             run.lines().to_file(
                 tmp / "trajectories.gpkg",
@@ -80,7 +83,13 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
             write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
+        tracks.result()
     return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def _write_tracks(run: Run, folder: Path) -> None:
+    """Write the run's ``trajectories.parquet`` into `folder` (`write_run`'s child's share)."""
+    write_parquet(run.tracks, folder / "trajectories.parquet", points=("lon", "lat"))
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:
