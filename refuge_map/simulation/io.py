@@ -37,7 +37,7 @@ EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet", "resid
 REPLICATIONS_FILE = "replications.parquet"
 
 
-def write_run(run: Run, out_dir: str | Path) -> list[Path]:
+def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> list[Path]:
     """Write `RUN_FILES` into `out_dir`, replacing it whole, atomically.
 
     ``events.parquet`` (the events table), ``trajectories.parquet`` (GeoParquet points, one row
@@ -51,6 +51,11 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         The run to write.
     out_dir
         The folder: created, or replaced whole if it is empty or refuge-map wrote it.
+    split
+        Write ``trajectories.parquet`` in a forked child (`refuge_map._aside.aside`: about
+        half of the writing) while this process writes the others: True wherever a child
+        can be forked; False never; None (default) where moreover a core is spare. The
+        files are the same bytes either way.
 
     Returns
     -------
@@ -63,9 +68,9 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with atomic_dir(target) as tmp, aside(partial(_write_tracks, run, tmp)) as tracks:
-        # the trajectories in a child where a core is spare (`aside`), the rest meanwhile
-        # here: each takes about half of the writing (Arrow's writer and GDAL's, mostly)
+    with atomic_dir(target) as tmp, aside(partial(_write_tracks, run, tmp), spare=split) as tracks:
+        # the trajectories in a child (`split`), the rest meanwhile here: each takes about
+        # half of the writing (Arrow's writer and GDAL's, mostly)
         write_parquet(run.events, tmp / "events.parquet")
         with gpkg_settings():  # through Arrow: the same file, without a Python call per value
             run.lines().to_file(
