@@ -87,24 +87,15 @@ def test_same_seed_byte_identical_files(run: Run, tmp_path: Path) -> None:
 
 @pytest.mark.usefixtures("can_fork")  # tests/conftest.py
 def test_trajectories_written_by_a_child_are_the_same_file(
-    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked_pids: list[int]
 ) -> None:
-    forked: list[int] = []
-    start = _aside.Aside._start
-
-    def counted(self: Any, prepare: Any) -> None:
-        start(self, prepare)
-        if self._pid is not None:
-            forked.append(self._pid)
-
-    monkeypatch.setattr(_aside.Aside, "_start", counted)
     written = {}
     for spare in (True, False):
         monkeypatch.setattr(_aside, "spare_core", lambda spare=spare: spare)
         out = tmp_path / str(spare)
         write_run(run, out)
         written[spare] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-    assert len(forked) == 1  # the trajectories' child, a core spare; none without
+    assert len(forked_pids) == 1  # the trajectories' child, a core spare; none without
     assert written[True] == written[False]
     assert {*RUN_FILES, MARKER} <= set(written[True])
 

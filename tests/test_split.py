@@ -59,19 +59,10 @@ def _here(name: str) -> Run:
 
 
 @pytest.fixture
-def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def children(forked_pids: list[int], monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The children `replicate` forks (a core spare, whatever the suite's load)."""
-    forked: list[int] = []
-    start = _aside.Aside._start
-
-    def counted(self: Any, prepare: Any) -> None:
-        start(self, prepare)
-        if self._pid is not None:
-            forked.append(self._pid)
-
-    monkeypatch.setattr(_aside.Aside, "_start", counted)
     monkeypatch.setattr(_aside, "spare_core", lambda: True)
-    return forked
+    return forked_pids
 
 
 def _files(run: Run, out: Path) -> dict[str, bytes]:
