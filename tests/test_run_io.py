@@ -86,7 +86,7 @@ def test_same_seed_byte_identical_files(run: Run, tmp_path: Path) -> None:
 
 
 @pytest.mark.usefixtures("can_fork")  # tests/conftest.py
-def test_trajectories_written_by_a_child_are_the_same_file(
+def test_a_geopackage_written_by_a_child_is_the_same_file(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked_pids: list[int]
 ) -> None:
     written = {}
@@ -95,31 +95,36 @@ def test_trajectories_written_by_a_child_are_the_same_file(
         out = tmp_path / str(spare)
         write_run(run, out)
         written[spare] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
-    assert len(forked_pids) == 1  # the trajectories' child, a core spare; none without
+    assert len(forked_pids) == 1  # the GeoPackage's child, a core spare; none without
     assert written[True] == written[False]
     assert {*RUN_FILES, MARKER} <= set(written[True])
 
 
 @pytest.mark.usefixtures("can_fork")
-def test_a_failing_child_s_trajectories_are_written_here(
+def test_a_killed_child_s_lines_are_written_here(
     run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from refuge_map.simulation import io
+    parent, lines = os.getpid(), Run.lines
 
-    parent, write = os.getpid(), io.write_parquet
-
-    def half_then_dies(frame: pd.DataFrame, path: Path, **kwargs: Any) -> None:
-        if os.getpid() != parent and path.name == "trajectories.parquet":
-            path.write_bytes(b"half a file")
-            os._exit(1)
-        write(frame, path, **kwargs)
+    def half_then_killed(self: Run) -> Any:
+        if os.getpid() != parent:  # the child: a temporary file begun, then killed
+            for folder in tmp_path.glob(".out.*.part"):
+                (folder / ".trajectories.x.part.gpkg-journal").write_bytes(b"half")
+            os.kill(os.getpid(), 9)
+        return lines(self)
 
     monkeypatch.setattr(_aside, "spare_core", lambda: True)
-    monkeypatch.setattr(io, "write_parquet", half_then_dies)
+    monkeypatch.setattr(Run, "lines", half_then_killed)
     write_run(run, tmp_path / "out")
-    expected = tmp_path / "expected.parquet"
-    write(run.tracks, expected, points=("lon", "lat"))
-    assert (tmp_path / "out" / "trajectories.parquet").read_bytes() == expected.read_bytes()
+    monkeypatch.setattr(Run, "lines", lines)
+    write_run(run, tmp_path / "expected", split=False)
+    out, expected = (sorted(p.name for p in (tmp_path / n).iterdir()) for n in ("out", "expected"))
+    assert out == expected
+    for name in out:
+        if name != MARKER:
+            assert (tmp_path / "out" / name).read_bytes() == (
+                tmp_path / "expected" / name
+            ).read_bytes(), name
 
 
 def test_failed_write_leaves_nothing(

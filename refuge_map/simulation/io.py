@@ -17,7 +17,7 @@ import shapely
 
 from geo import WGS84
 from refuge_map._aside import aside
-from refuge_map._atomic import atomic_dir
+from refuge_map._atomic import atomic_dir, atomic_file, remove_stale
 from refuge_map.io import gpkg_settings
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
@@ -68,18 +68,11 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with atomic_dir(target) as tmp, aside(partial(_write_tracks, run, tmp), spare=split) as tracks:
-        # the trajectories in a child (`split`), the rest meanwhile here: each takes about
-        # half of the writing (Arrow's writer and GDAL's, mostly)
+    with atomic_dir(target) as tmp, aside(partial(_write_lines, run, tmp), spare=split) as lines:
+        # the GeoPackage in a child (`split`), the rest meanwhile here: each takes about half
+        # of the writing (GDAL's writer there, Arrow's here)
         write_parquet(run.events, tmp / "events.parquet")
-        with gpkg_settings():  # through Arrow: the same file, without a Python call per value
-            run.lines().to_file(
-                tmp / "trajectories.gpkg",
-                layer="lines",
-                driver="GPKG",
-                engine="pyogrio",
-                use_arrow=True,
-            )
+        write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
         (tmp / "summary.json").write_text(
             json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
@@ -88,13 +81,18 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
             write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
-        tracks.result()
+        lines.result()
     return [target / name for name in (*RUN_FILES, *extra)]
 
 
-def _write_tracks(run: Run, folder: Path) -> None:
-    """Write the run's ``trajectories.parquet`` into `folder` (`write_run`'s child's share)."""
-    write_parquet(run.tracks, folder / "trajectories.parquet", points=("lon", "lat"))
+def _write_lines(run: Run, folder: Path) -> None:
+    """Write the run's ``trajectories.gpkg`` (layer ``lines``, `Run.lines`) into `folder`, by
+    a temporary file (`write_run`'s child's share: where a child was killed, its work is done
+    again here, and what it left is removed first)."""
+    remove_stale(folder, ".trajectories.*")
+    with gpkg_settings(), atomic_file(folder / "trajectories.gpkg") as part:
+        # through Arrow: the same file, without a Python call per value
+        run.lines().to_file(part, layer="lines", driver="GPKG", engine="pyogrio", use_arrow=True)
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:
