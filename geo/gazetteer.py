@@ -18,30 +18,40 @@ REFERENCE_POINTS = ("dan", "beersheba", "jerusalem")
 
 
 @cache
-def _read() -> tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]:
-    """Read the shipped places and roads through geo's validating readers, in WGS84 as stored
-    (not projected and back, so the coordinates are the file's to the last digit)."""
-    folder = default_data_dir()
-    places = read_places(folder / "places.geojson")
-    roads = read_layer(folder / "roads.geojson", ROAD_FIELDS, geom_types=("LineString",))
+def _places() -> tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]:
+    """Read the shipped places through geo's validating reader, in WGS84 as stored: the lon/lat
+    of the reference points and the cities of refuge, and the candidate sites of each city."""
+    places = read_places(default_data_dir() / "places.geojson")
+    named = places[
+        places["id"].isin(REFERENCE_POINTS) | (places["feature_kind"] == "city_of_refuge")
+    ]
+    named_points = cast("Sequence[shapely.Point]", named.geometry)
+    points = {
+        str(i): (float(p.x), float(p.y)) for i, p in zip(named["id"], named_points, strict=True)
+    }
+    sited = places[places["city"].notna()]
+    sites = {
+        str(city): tuple(sorted(map(str, group["id"]))) for city, group in sited.groupby("city")
+    }
+    return points, sites
+
+
+@cache
+def _read() -> dict[str, tuple[float, float]]:
+    """Every named point: the road waypoints (read through geo's validating reader, in WGS84 as
+    stored: not projected and back, so the coordinates are the file's to the last digit), then
+    the places' (`_places`), which win where a name is both."""
+    roads = read_layer(
+        default_data_dir() / "roads.geojson", ROAD_FIELDS, geom_types=("LineString",)
+    )
     points: dict[str, tuple[float, float]] = {}
     for field, end in (("from", 0), ("to", -1)):
         coords = [shapely.get_coordinates(line)[end] for line in roads.geometry]
         points.update(
             {str(n): (float(c[0]), float(c[1])) for n, c in zip(roads[field], coords, strict=True)}
         )
-    named = places[
-        places["id"].isin(REFERENCE_POINTS) | (places["feature_kind"] == "city_of_refuge")
-    ]
-    named_points = cast("Sequence[shapely.Point]", named.geometry)
-    points.update(
-        {str(i): (float(p.x), float(p.y)) for i, p in zip(named["id"], named_points, strict=True)}
-    )
-    sited = places[places["city"].notna()]
-    sites = {
-        str(city): tuple(sorted(map(str, group["id"]))) for city, group in sited.groupby("city")
-    }
-    return points, sites
+    points.update(_places()[0])
+    return points
 
 
 def named_places() -> dict[str, tuple[float, float]]:
@@ -55,7 +65,21 @@ def named_places() -> dict[str, tuple[float, float]]:
     DataFileError
         If the shipped places or roads file fails validation (every problem listed).
     """
-    return _read()[0]
+    return _read()
+
+
+def reference_point(name: str) -> tuple[float, float]:
+    """Lon/lat (WGS84 degrees) of one of the `REFERENCE_POINTS` or a city of refuge (its
+    best-ranked site), as `named_places` gives it, read without the roads.
+
+    Raises
+    ------
+    KeyError
+        If `name` is neither.
+    DataFileError
+        If the shipped places file fails validation (every problem listed).
+    """
+    return _places()[0][name]
 
 
 def candidate_sites() -> dict[str, tuple[str, ...]]:
@@ -68,6 +92,6 @@ def candidate_sites() -> dict[str, tuple[str, ...]]:
     Raises
     ------
     DataFileError
-        If the shipped places or roads file fails validation (every problem listed).
+        If the shipped places file fails validation (every problem listed).
     """
-    return _read()[1]
+    return _places()[1]

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +54,23 @@ def run_cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
         return CliResult(int(stop.value.code or 0), captured.out, captured.err)
 
     return run
+
+
+@pytest.fixture
+def forked_pids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The pids of the children `refuge_map._aside` forks during the test, in order."""
+    from refuge_map import _aside
+
+    pids: list[int] = []
+    start = _aside.Aside._start
+
+    def counted(self: Any, prepare: Any) -> None:
+        start(self, prepare)
+        if self._pid is not None:
+            pids.append(self._pid)
+
+    monkeypatch.setattr(_aside.Aside, "_start", counted)
+    return pids
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,7 @@ from refuge_map.simulation import (
     simulate,
 )
 from refuge_map.simulation._setup import build_world
+from refuge_map.simulation._student import T975, t975
 from refuge_map.simulation.engine import fly
 from refuge_map.simulation.model import replication_headline, replication_headlines
 from refuge_map.simulation.replications import RELEASE, _r2, bounds, headline, interval
@@ -158,3 +161,23 @@ def test_the_rank_correlation_is_the_one_pandas_computes(seed: int) -> None:
     both = both.dropna()
     expected = round(float(both["x"].corr(both["y"], method="spearman") ** 2), 4)
     assert _r2(release, share) == expected
+
+
+def test_the_t_quantiles_are_scipys_to_the_last_bit() -> None:
+    from scipy import special
+
+    table = [float(special.stdtrit(df, 0.975)) for df in range(1, len(T975) + 1)]
+    assert list(T975) == table  # == on floats: bit for bit (none is NaN)
+    for df in (1, len(T975), len(T975) + 1, 999):  # the table's ends and scipy's beyond
+        assert t975(df) == float(special.stdtrit(df, 0.975)), df
+    with pytest.raises(ValueError, match="at least 1"):
+        t975(0)
+
+
+def test_the_intervals_import_no_scipy_special() -> None:
+    code = (
+        "import sys, pandas as pd; from refuge_map.simulation.replications import interval; "
+        "interval(pd.Series([0.1, 0.4, 0.3])); print('scipy.special' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +14,8 @@ import pyogrio
 import pytest
 import shapely
 
+from refuge_map import _aside
+from refuge_map._atomic import MARKER
 from refuge_map.simulation import (
     EVENT_COLUMNS,
     TRACK_COLUMNS,
@@ -79,6 +83,48 @@ def test_same_seed_byte_identical_files(run: Run, tmp_path: Path) -> None:
         assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes(), file
     events = "events.parquet"
     assert (tmp_path / "a" / events).read_bytes() != (tmp_path / "c" / events).read_bytes()
+
+
+@pytest.mark.usefixtures("can_fork")  # tests/conftest.py
+def test_a_geopackage_written_by_a_child_is_the_same_file(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, forked_pids: list[int]
+) -> None:
+    written = {}
+    for spare in (True, False):
+        monkeypatch.setattr(_aside, "spare_core", lambda spare=spare: spare)
+        out = tmp_path / str(spare)
+        write_run(run, out)
+        written[spare] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert len(forked_pids) == 1  # the GeoPackage's child, a core spare; none without
+    assert written[True] == written[False]
+    assert {*RUN_FILES, MARKER} <= set(written[True])
+
+
+@pytest.mark.usefixtures("can_fork")
+def test_a_killed_child_s_lines_are_written_here(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, lines = os.getpid(), Run.lines
+
+    def half_then_killed(self: Run) -> Any:
+        if os.getpid() != parent:  # the child: a temporary file begun, then killed
+            for folder in tmp_path.glob(".out.*.part"):
+                (folder / ".trajectories.x.part.gpkg-journal").write_bytes(b"half")
+            os.kill(os.getpid(), 9)
+        return lines(self)
+
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
+    monkeypatch.setattr(Run, "lines", half_then_killed)
+    write_run(run, tmp_path / "out")
+    monkeypatch.setattr(Run, "lines", lines)
+    write_run(run, tmp_path / "expected", split=False)
+    out, expected = (sorted(p.name for p in (tmp_path / n).iterdir()) for n in ("out", "expected"))
+    assert out == expected
+    for name in out:
+        if name != MARKER:
+            assert (tmp_path / "out" / name).read_bytes() == (
+                tmp_path / "expected" / name
+            ).read_bytes(), name
 
 
 def test_failed_write_leaves_nothing(

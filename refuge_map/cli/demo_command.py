@@ -77,7 +77,7 @@ def demo(
             cities.to_csv(tmp)
         shown.print(_cities_table(cities))
         run = replicate(chosen)
-        run_files = write_run(run, run_folder.path)
+        run_files = write_run(run, run_folder.path, split=False)  # its children have the core
         html.go()
         gpkg_and_png.go()
         for table in report_tables(run.summary):

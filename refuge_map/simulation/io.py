@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from functools import partial
 from pathlib import Path
 
 import geopandas as gpd
@@ -15,7 +16,8 @@ import pyarrow.parquet as pq
 import shapely
 
 from geo import WGS84
-from refuge_map._atomic import atomic_dir
+from refuge_map._aside import aside
+from refuge_map._atomic import atomic_dir, atomic_file, remove_stale
 from refuge_map.io import gpkg_settings
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
@@ -35,7 +37,7 @@ EXILE_FILES = ("manslayers.parquet", "ledger.parquet", "priests.parquet", "resid
 REPLICATIONS_FILE = "replications.parquet"
 
 
-def write_run(run: Run, out_dir: str | Path) -> list[Path]:
+def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> list[Path]:
     """Write `RUN_FILES` into `out_dir`, replacing it whole, atomically.
 
     ``events.parquet`` (the events table), ``trajectories.parquet`` (GeoParquet points, one row
@@ -49,6 +51,11 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         The run to write.
     out_dir
         The folder: created, or replaced whole if it is empty or refuge-map wrote it.
+    split
+        Write ``trajectories.parquet`` in a forked child (`refuge_map._aside.aside`: about
+        half of the writing) while this process writes the others: True wherever a child
+        can be forked; False never; None (default) where moreover a core is spare. The
+        files are the same bytes either way.
 
     Returns
     -------
@@ -61,17 +68,11 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with atomic_dir(target) as tmp:
+    with atomic_dir(target) as tmp, aside(partial(_write_lines, run, tmp), spare=split) as lines:
+        # the GeoPackage in a child (`split`), the rest meanwhile here: each takes about half
+        # of the writing (GDAL's writer there, Arrow's here)
         write_parquet(run.events, tmp / "events.parquet")
         write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
-        with gpkg_settings():  # through Arrow: the same file, without a Python call per value
-            run.lines().to_file(
-                tmp / "trajectories.gpkg",
-                layer="lines",
-                driver="GPKG",
-                engine="pyogrio",
-                use_arrow=True,
-            )
         (tmp / "summary.json").write_text(
             json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
         )
@@ -80,7 +81,18 @@ def write_run(run: Run, out_dir: str | Path) -> list[Path]:
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
             write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
+        lines.result()
     return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def _write_lines(run: Run, folder: Path) -> None:
+    """Write the run's ``trajectories.gpkg`` (layer ``lines``, `Run.lines`) into `folder`, by
+    a temporary file (`write_run`'s child's share: where a child was killed, its work is done
+    again here, and what it left is removed first)."""
+    remove_stale(folder, ".trajectories.*")
+    with gpkg_settings(), atomic_file(folder / "trajectories.gpkg") as part:
+        # through Arrow: the same file, without a Python call per value
+        run.lines().to_file(part, layer="lines", driver="GPKG", engine="pyogrio", use_arrow=True)
 
 
 def write_table(frame: pd.DataFrame, path: Path) -> None:

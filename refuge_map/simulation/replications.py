@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from refuge_map.simulation._student import t975
 from refuge_map.simulation.events import EXILE_OUTCOMES
 from refuge_map.simulation.priesthood import Succession
 from refuge_map.simulation.seeds import spawn_seeds
@@ -130,14 +131,9 @@ def interval(
     if x.size == 0:
         return {"n": 0, "mean": None, "ci95": None, "sd": None, "min": None, "max": None}
     sd = float(x.std(ddof=1)) if x.size > 1 else math.nan
-    # Student's t quantile from scipy.special (the same values as scipy.stats.t.ppf, whose
-    # import costs a command about 0.5 s); imported here, once the runs are done: it is
-    # ~0.05 s of `refuge run`'s start-up otherwise, before a child shares the replications
-    from scipy import special
-
-    half = (
-        float(special.stdtrit(x.size - 1, 0.975) * sd / math.sqrt(x.size)) if x.size > 1 else None
-    )
+    # Student's t quantile as scipy.special gives it (the same values as scipy.stats.t.ppf,
+    # whose import costs a command about 0.5 s), without importing either (`_student`)
+    half = float(t975(x.size - 1) * sd / math.sqrt(x.size)) if x.size > 1 else None
     mean = float(x.mean())
     low, high = within
     return {

@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 
 from geo import to_metric
 from geo.arrays import Floats
-from geo.gazetteer import named_places
+from geo.gazetteer import reference_point
 from refuge_map.simulation.events import OFFICES, EventLog
 from refuge_map.simulation.exile.rules import holds, war_priest_releases
 from refuge_map.simulation.priesthood import YEAR_S, Interruption, Succession, draw_succession
@@ -87,5 +87,5 @@ def priest_deaths(log: EventLog, succession: Succession, options: ExileOptions) 
 @cache
 def _temple() -> Floats:
     """Where the priests die, for their events: Jerusalem (metric x, y)."""
-    lon, lat = named_places()["jerusalem"]
+    lon, lat = reference_point("jerusalem")
     return np.concatenate(to_metric(lon, lat), axis=None)

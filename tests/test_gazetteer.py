@@ -1,0 +1,43 @@
+"""Named places a scenario may use (geo/gazetteer.py): waypoints, reference points, sites."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from geo import gazetteer
+from geo.gazetteer import REFERENCE_POINTS, candidate_sites, named_places, reference_point
+
+
+@pytest.fixture
+def unread() -> Iterator[None]:
+    """The gazetteer's files read afresh in the test (and again after it)."""
+    for read in (gazetteer._read, gazetteer._places):
+        read.cache_clear()
+    yield
+    for read in (gazetteer._read, gazetteer._places):
+        read.cache_clear()
+
+
+def test_a_reference_point_is_where_the_named_places_put_it() -> None:
+    named = named_places()
+    cities = list(candidate_sites())
+    assert "jerusalem" in REFERENCE_POINTS and cities
+    for name in (*REFERENCE_POINTS, *cities):
+        assert reference_point(name) == named[name], name
+    with pytest.raises(KeyError):
+        reference_point("no-such-place")
+
+
+def test_reference_points_and_sites_are_read_without_the_roads(
+    unread: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_roads(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the roads were read")
+
+    monkeypatch.setattr(gazetteer, "read_layer", no_roads)
+    assert len(reference_point("jerusalem")) == 2
+    assert candidate_sites()
+    with pytest.raises(AssertionError, match="roads were read"):
+        named_places()  # the waypoints are the roads'
