@@ -52,7 +52,7 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
     out_dir
         The folder: created, or replaced whole if it is empty or refuge-map wrote it.
     split
-        Write ``trajectories.parquet`` in a forked child (`refuge_map._aside.aside`: about
+        Write ``trajectories.gpkg`` in a forked child (`refuge_map._aside.aside`: about
         half of the writing) while this process writes the others: True wherever a child
         can be forked; False never; None (default) where moreover a core is spare. The
         files are the same bytes either way.
