@@ -69,7 +69,7 @@ from geo.arrays import Floats
 from geo.land_grid import LandGrid, land_grid
 from refuge_map._atomic import atomic_file
 from refuge_map.errors import RefugeError
-from refuge_map.io import gpkg_settings, output_path
+from refuge_map.io import gdal_writing, gpkg_settings, output_path
 from refuge_map.simulation import scenario_network
 from refuge_map.simulation.scenario import Avenger, Escorts, Fugitive, Scenario
 
@@ -433,7 +433,7 @@ def write_coverage(coverage: CoverageField, out: str | Path) -> list[Path]:
     """
     target = check_output(out)
     frame = coverage.to_frame().to_crs(WGS84)  # files are WGS84 (EPSG:4326), as every file
-    with atomic_file(target) as tmp, gpkg_settings():
+    with atomic_file(target) as tmp, gpkg_settings(), gdal_writing(target):
         if target.suffix == ".parquet":
             frame.to_parquet(tmp)
         else:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -11,6 +14,7 @@ from typing import Any
 import geopandas as gpd
 import pandas as pd
 import pyogrio
+import pyogrio.errors
 
 from refuge_map._atomic import atomic_dir, atomic_file, check_file_target, check_folder_target
 from refuge_map.errors import RefugeError
@@ -41,6 +45,35 @@ def gpkg_settings() -> Iterator[None]:
         yield
     finally:
         pyogrio.set_gdal_config_options(before)
+
+
+#: Free space below which a failed GDAL write is taken for a full disk (its SQLite then reports
+#: a failed statement, not the system's "no space" error).
+_FULL_DISK_BYTES = 1 << 20
+
+
+@contextmanager
+def gdal_writing(target: Path) -> Iterator[None]:
+    """Within the block, a write GDAL fails (pyogrio's `DataSourceError` or `DataLayerError`) is
+    an `OSError` naming `target`: "No space left on device" where its disk is full, else GDAL's
+    first line, so that the command says it in one line (exit 2) as it does any refused write.
+    """
+    try:
+        yield
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as failed:
+        raise _refused(target, failed) from failed
+
+
+def _refused(target: Path, failed: Exception) -> OSError:
+    """The `OSError` of a failed GDAL write of `target` (see `gdal_writing`)."""
+    try:
+        full = shutil.disk_usage(target.parent).free < _FULL_DISK_BYTES
+    except OSError:
+        full = False
+    if full:
+        return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(target))
+    said = str(failed).splitlines()[0] if str(failed) else type(failed).__name__
+    return OSError(errno.EIO, f"GDAL could not write it ({said})", str(target))
 
 
 def output_path(out: str | Path, suffixes: tuple[str, ...]) -> Path:
@@ -112,7 +145,7 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     target = check_layers_output(out)
     qml = layer_qml()
     if target.suffix == ".gpkg":
-        with atomic_file(target) as tmp, gpkg_settings():
+        with atomic_file(target) as tmp, gpkg_settings(), gdal_writing(target):
             for name, frame in layers.items():
                 frame.to_file(tmp, layer=name, driver="GPKG", engine="pyogrio")
             styles = layer_styles(layers, updated=_GPKG_DATE)
@@ -126,7 +159,7 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
             )
         return [target]
     folder = target.with_suffix("")
-    with atomic_dir(folder) as tmp:
+    with atomic_dir(folder) as tmp, gdal_writing(folder):
         for name, frame in layers.items():
             _typed_columns(frame).to_file(
                 tmp / f"{name}.geojson",

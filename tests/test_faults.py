@@ -234,6 +234,20 @@ def test_a_full_disk_is_one_line_and_leaves_nothing(
     assert (full_disk / "mine.txt").read_text() == "a user's file\n"
 
 
+def test_a_full_disk_under_gdal_is_one_line_naming_the_file(
+    full_disk: Path, run_cli: Callable[..., Any]
+) -> None:
+    # GDAL's SQLite says "no such table: gpkg_contents" when the disk fills, in pyogrio's
+    # FeatureError, not an OSError: without `refuge_map.io.gdal_writing`, a traceback (exit 1)
+    (full_disk / "mine.txt").write_text("a user's file\n")
+    result = run_cli("layers", "--out", full_disk / "layers.gpkg")
+    assert (result.code, result.err) == (
+        2,
+        f"refuge: error: {full_disk / 'layers.gpkg'}: No space left on device\n",
+    )
+    assert sorted(p.name for p in full_disk.iterdir()) == ["mine.txt"]
+
+
 def test_the_marker_lists_what_the_package_wrote(
     run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:

@@ -7,10 +7,11 @@ import xml.etree.ElementTree as ET
 import geopandas as gpd
 import numpy as np
 import pyogrio
+import pyogrio.errors
 import pytest
 
 from geo.network import LAYER_GEOMETRY
-from refuge_map.io import write_layers
+from refuge_map.io import gdal_writing, write_layers
 
 #: Field types (as pyogrio reports them) that a user must find; lists are JSON text.
 EXPECTED_FIELDS = {
@@ -100,3 +101,18 @@ def test_coverage_files_are_wgs84(run_cli, tmp_path):
     cells = gpd.read_parquet(parquet)
     assert cells.crs.to_epsg() == 4326
     assert cells.total_bounds[0] > 33.5 and cells.total_bounds[2] < 37.5
+
+
+def test_a_failed_gdal_write_is_an_oserror_naming_the_file(tmp_path):
+    target = tmp_path / "net.gpkg"
+    with pytest.raises(OSError, match="GDAL could not") as refused, gdal_writing(target):
+        raise pyogrio.errors.FeatureError("Could not add feature\nsecond line")
+    assert (refused.value.filename, refused.value.strerror) == (
+        str(target),
+        "GDAL could not write it (Could not add feature)",
+    )
+
+
+def test_what_gdal_did_not_raise_passes_through(tmp_path):
+    with pytest.raises(ValueError, match="not GDAL's"), gdal_writing(tmp_path / "net.gpkg"):
+        raise ValueError("not GDAL's")

@@ -18,7 +18,7 @@ import shapely
 from geo import WGS84
 from refuge_map._aside import aside
 from refuge_map._atomic import atomic_dir, atomic_file, remove_stale
-from refuge_map.io import gpkg_settings
+from refuge_map.io import gdal_writing, gpkg_settings
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
 
@@ -68,7 +68,10 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with atomic_dir(target) as tmp, aside(partial(_write_lines, run, tmp), spare=split) as lines:
+    with (
+        atomic_dir(target) as tmp,
+        aside(partial(_write_lines, run, tmp, target), spare=split) as lines,
+    ):
         # the GeoPackage in a child (`split`), the rest meanwhile here: each takes about half
         # of the writing (GDAL's writer there, Arrow's here)
         write_parquet(run.events, tmp / "events.parquet")
@@ -85,12 +88,14 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
     return [target / name for name in (*RUN_FILES, *extra)]
 
 
-def _write_lines(run: Run, folder: Path) -> None:
+def _write_lines(run: Run, folder: Path, shown: Path) -> None:
     """Write the run's ``trajectories.gpkg`` (layer ``lines``, `Run.lines`) into `folder`, by
     a temporary file (`write_run`'s child's share: where a child was killed, its work is done
-    again here, and what it left is removed first)."""
+    again here, and what it left is removed first); a failed write names the file in `shown`,
+    the run's folder."""
     remove_stale(folder, ".trajectories.*")
-    with gpkg_settings(), atomic_file(folder / "trajectories.gpkg") as part:
+    name = "trajectories.gpkg"
+    with gpkg_settings(), atomic_file(folder / name) as part, gdal_writing(shown / name):
         # through Arrow: the same file, without a Python call per value
         run.lines().to_file(part, layer="lines", driver="GPKG", engine="pyogrio", use_arrow=True)
 
