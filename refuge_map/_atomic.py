@@ -73,10 +73,16 @@ def check_folder_target(path: str | os.PathLike[str]) -> Path:
 
 
 def write_marker(folder: Path) -> None:
-    """Write `MARKER` into `folder`: the package, its version and the files it holds."""
+    """Write `MARKER` into `folder`: the package, its version and the files it holds.
+
+    Atomically (`atomic_file`): a command writes it into a folder it claims before its first
+    file and again after its last (`refuge demo`); a write that fails or is killed
+    leaves the marker there before, whole, and no other.
+    """
     files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     record = {"written_by": "refuge-map", "version": __version__, "files": files}
-    (folder / MARKER).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    with atomic_file(folder / MARKER) as tmp:
+        tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
 def remove_stale(folder: Path, pattern: str) -> None:
