@@ -72,7 +72,7 @@ except _signals.Interrupted as stop:
 
 
 @posix
-def test_a_child_told_to_stop_twice_at_once_unwinds_quietly() -> None:
+def test_a_process_told_to_stop_twice_at_once_unwinds_quietly_with_unheeded() -> None:
     then = "_signals.unheeded"  # what `_aside` sets in its children
     told = subprocess.run(
         [sys.executable, "-c", TOLD_TWICE.format(then=then)], capture_output=True, text=True
@@ -118,6 +118,25 @@ def slow_rows(scenario, seeds):
         working()
     return rows(scenario, seeds)
 model.headline_rows = slow_rows
+"""
+
+#: `refuge run` as in `RUN`, its child told to stop twice at once: it holds the signals that
+#: stop it (`_signals.hold`) while it works, until the terminal's Ctrl-C and its parent's
+#: SIGTERM have both come, then takes them together (as it does when both come while a call
+#: of C runs, before its handler can).
+TOLD_TWICE_AT_ONCE = """\
+import signal
+from refuge_map import _signals
+def working(path=None):
+    out = sys.argv[sys.argv.index("--out") + 1]
+    with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
+        tmp.write_text("half")
+        held = _signals.hold()
+        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        while not {signal.SIGINT, signal.SIGTERM} <= signal.sigpending():
+            time.sleep(0.01)
+        _signals.release(held)
+        time.sleep(600)
 """
 
 #: `refuge demo`: the PNG's child draws on and on, half its file written (its network drawn
@@ -219,3 +238,19 @@ def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
     assert [name for name in written if ".part" in name] == []  # the children unwound
     assert "map.png" not in written
     assert {".refuge-map.json", "cities.csv", "network.gpkg", "run"} <= set(written)
+
+
+@posix
+def test_a_child_told_to_stop_twice_at_once_unwinds_quietly_and_leaves_no_file(
+    tmp_path: Path,
+) -> None:
+    args = ["run", str(TINY), "--replications", "4"]
+    patch = RUN + TOLD_TWICE_AT_ONCE
+    code, lines, children = _interrupted(tmp_path, patch, args, signum=signal.SIGINT, group=True)
+    # with signal.SIG_IGN for the second signal, the child said "Signal 15 ignored due to race
+    # condition" here, a traceback in the midst of its unwinding
+    assert (code, lines) == (130, ["refuge: interrupted"])
+    assert len(children) == 1
+    assert not any(psutil.pid_exists(pid) for pid in children)
+    assert _written(tmp_path / "out") == []  # the child's half a file removed
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
