@@ -3,6 +3,7 @@ signal's number, every child stopped and reaped, nothing half-written left in ``
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import pytest
@@ -254,3 +256,42 @@ def test_a_child_told_to_stop_twice_at_once_unwinds_quietly_and_leaves_no_file(
     assert not any(psutil.pid_exists(pid) for pid in children)
     assert _written(tmp_path / "out") == []  # the child's half a file removed
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+@posix
+@pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
+)
+def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
+    tmp_path: Path, signum: int, group: bool, said: str
+) -> None:
+    pytest.importorskip("uvicorn")
+    script = "from refuge_map.cli import script; script()"
+    with subprocess.Popen(
+        [sys.executable, "-c", script, "explore", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    ) as server:
+        assert server.stdout is not None
+        try:
+            line = server.stdout.readline()  # once it listens
+            assert line.startswith("refuge explore: open http://127.0.0.1:"), line
+            address = urlsplit(line.split("open ", 1)[1].split()[0])
+            browser = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+            browser.request("GET", "/")  # the connection kept open after, as a browser's is
+            assert browser.getresponse().status == 200
+            if group:
+                os.killpg(server.pid, signum)
+            else:
+                server.send_signal(signum)
+            out, err = server.communicate(timeout=60)
+            browser.close()
+        finally:
+            if server.poll() is None:  # a test that failed: no server left behind by it
+                os.killpg(server.pid, signal.SIGKILL)
+    assert (server.returncode, out, err) == (128 + signum, "", f"{said}\n")
+    assert list(tmp_path.iterdir()) == []
