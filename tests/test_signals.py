@@ -56,8 +56,9 @@ def test_a_signal_held_comes_once_released(handlers: None) -> None:
     assert (str(stopped.value), stopped.value.exit_code) == ("interrupted", 130)
 
 
-#: A forked child's handlers, told to stop twice at once (a terminal's Ctrl-C and its parent's
-#: SIGTERM, both pending before the first handler runs): it unwinds from the first only.
+#: A process's handlers, told to stop twice at once (a forked child: a terminal's Ctrl-C and
+#: its parent's SIGTERM; a command: a Ctrl-C and a supervisor's SIGTERM; both pending before
+#: the first handler runs): it unwinds from the first only.
 TOLD_TWICE = """\
 import os, signal
 from refuge_map import _signals
@@ -74,14 +75,43 @@ except _signals.Interrupted as stop:
 
 
 @posix
-def test_a_process_told_to_stop_twice_at_once_unwinds_quietly_with_unheeded() -> None:
-    then = "_signals.unheeded"  # what `_aside` sets in its children
+@pytest.mark.parametrize(
+    "then",
+    [
+        "_signals.unheeded",  # what `_aside` sets in its children
+        "None",  # what the console script sets: `_signals.insisting`
+    ],
+)
+def test_a_process_told_to_stop_twice_at_once_unwinds_quietly(then: str) -> None:
     told = subprocess.run(
         [sys.executable, "-c", TOLD_TWICE.format(then=then)], capture_output=True, text=True
     )
-    # with signal.SIG_IGN instead, CPython raises "Signal 15 ignored due to race condition"
-    # in the midst of the unwinding, and prints its traceback
+    # with signal.SIG_IGN or SIG_DFL instead, CPython raises "Signal 15 ignored due to race
+    # condition" in the midst of the unwinding, and prints its traceback
     assert (told.returncode, told.stdout, told.stderr) == (0, "interrupted 1000\n", "")
+
+
+#: A command's handlers (the console script's), stopped by a first signal, then given a
+#: second one at once, and a third one once it has been unwinding for `UNWINDING_S`.
+INSISTED = """\
+import os, signal
+from refuge_map import _signals
+_signals.stop_on_signals()
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+except _signals.Interrupted as stop:
+    os.kill(os.getpid(), signal.SIGTERM)  # not heeded: the unwinding goes on
+    print(stop, flush=True)
+    _signals._first_at -= _signals.UNWINDING_S  # as if the unwinding hung that long
+    os.kill(os.getpid(), signal.SIGTERM)  # ends the process at once
+    print("still there")
+"""
+
+
+@posix
+def test_a_second_signal_is_not_heeded_while_a_command_unwinds_but_ends_one_that_hangs() -> None:
+    told = subprocess.run([sys.executable, "-c", INSISTED], capture_output=True, text=True)
+    assert (told.returncode, told.stdout, told.stderr) == (-signal.SIGTERM, "interrupted\n", "")
 
 
 #: A command of the console script (`script`, as `refuge` runs it) that says on stderr when it
@@ -141,6 +171,25 @@ def working(path=None):
         time.sleep(600)
 """
 
+#: `refuge run` as in `RUN`, its child slow to unwind (half a second, its half a file still
+#: there meanwhile), the command saying when it stops the child ("STOPPING pid").
+SLOW_TO_UNWIND = """\
+end = _aside._end
+def ending(pid):
+    print("STOPPING", pid, file=sys.stderr, flush=True)
+    end(pid)
+_aside._end = ending
+def working(path=None):
+    out = sys.argv[sys.argv.index("--out") + 1]
+    with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
+        tmp.write_text("half")
+        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        try:
+            time.sleep(600)
+        finally:
+            time.sleep(0.5)
+"""
+
 #: `refuge demo`: the PNG's child draws on and on, half its file written (its network drawn
 #: before the run, the run and the file after: `StaticMapDraft.finish`).
 DEMO = """\
@@ -152,10 +201,17 @@ static.StaticMapDraft.finish = slow_png
 
 
 def _interrupted(
-    tmp_path: Path, patch: str, args: list[str], *, signum: int, group: bool
+    tmp_path: Path,
+    patch: str,
+    args: list[str],
+    *,
+    signum: int,
+    group: bool,
+    then: int | None = None,
 ) -> tuple[int, list[str], list[int]]:
     """Start the command, send `signum` once a child works (to its process group, as a
-    terminal's Ctrl-C does, or to the command alone, as `kill` does); its exit code, what it
+    terminal's Ctrl-C does, or to the command alone, as `kill` does), and `then` to the
+    command alone once it says it stops its child ("STOPPING"); its exit code, what else it
     said on stderr after the child began to work, and its children's ids."""
     out = tmp_path / "out"
     probe = UNDER_WAY.format(out=str(out), patch=patch, args=[*args, "--out", str(out)])
@@ -182,7 +238,14 @@ def _interrupted(
                 os.killpg(command.pid, signum)
             else:
                 command.send_signal(signum)
-            said = command.stderr.read().splitlines()
+            said = []
+            if then is not None:
+                for line in command.stderr:
+                    if line.startswith("STOPPING"):
+                        command.send_signal(then)
+                        break
+                    said.append(line.rstrip("\n"))
+            said += command.stderr.read().splitlines()
             code = command.wait(timeout=60)
         finally:
             if command.poll() is None:  # a test that failed: no process left behind by it
@@ -295,3 +358,22 @@ def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
                 os.killpg(server.pid, signal.SIGKILL)
     assert (server.returncode, out, err) == (128 + signum, "", f"{said}\n")
     assert list(tmp_path.iterdir()) == []
+
+
+@posix
+def test_a_run_stopped_then_terminated_as_it_unwinds_leaves_no_child_nor_file(
+    tmp_path: Path,
+) -> None:
+    args = ["run", str(TINY), "--replications", "4"]
+    patch = RUN + SLOW_TO_UNWIND
+    stopped = _interrupted(
+        tmp_path, patch, args, signum=signal.SIGINT, group=False, then=signal.SIGTERM
+    )
+    code, lines, children = stopped
+    # with SIG_DFL for the second signal, the command was ended by it (-15) while its child
+    # still unwound, and left its temporary folder
+    assert (code, lines) == (130, ["refuge: interrupted"])
+    assert len(children) == 1
+    assert not any(psutil.pid_exists(pid) for pid in children)
+    assert _written(tmp_path / "out") == []
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
