@@ -377,3 +377,55 @@ def test_a_run_stopped_then_terminated_as_it_unwinds_leaves_no_child_nor_file(
     assert not any(psutil.pid_exists(pid) for pid in children)
     assert _written(tmp_path / "out") == []
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+#: Two children at work aside (`_aside.aside`), both deaf to being told to stop (they say
+#: "TOLD pid" and work on), and the process that says when it kills one ("KILL pid").
+DEAF_TWINS = """\
+import os, signal, sys, time
+from refuge_map import _aside, _signals
+def say(word, pid):  # in one write: the children and this process say it on one pipe
+    os.write(2, f"{word} {pid}\\n".encode())
+kill = os.kill
+def killing(pid, signum):
+    if signum == signal.SIGKILL:
+        say("KILL", pid)
+    kill(pid, signum)
+os.kill = killing
+def deaf():
+    signal.signal(signal.SIGTERM, lambda *_: say("TOLD", os.getpid()))
+    say("WORKING", os.getpid())
+    time.sleep(600)
+_signals.stop_on_signals()
+try:
+    with _aside.aside(deaf, spare=True) as first, _aside.aside(deaf, spare=True) as second:
+        time.sleep(600)
+except _signals.Interrupted as stop:
+    say(stop, os.getpid())
+"""
+
+
+@posix
+def test_an_interrupted_command_tells_all_its_children_to_stop_before_it_kills_one() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", DEAF_TWINS],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, to be killed whole if need be
+    ) as command:
+        assert command.stderr is not None
+        try:
+            working = [command.stderr.readline() for _ in range(2)]
+            assert all(line.startswith("WORKING") for line in working), working
+            command.send_signal(signal.SIGINT)
+            said = command.stderr.read().split("\n")
+            command.wait(timeout=60)
+        finally:
+            if command.poll() is None:  # a test that failed: no process left behind by it
+                os.killpg(command.pid, signal.SIGKILL)
+    children = {int(line.split()[1]) for line in working}
+    words = [tuple(line.split(" ")) for line in said if line]
+    killed = [int(pid) for word, pid in words if word == "KILL"]
+    # each told before either is killed: both given their grace at once, not one after the other
+    told = {int(pid) for word, pid in words[: words.index(("KILL", str(killed[0])))]}
+    assert (told, set(killed), words[-1][0]) == (children, children, "interrupted")
