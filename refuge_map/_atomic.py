@@ -87,7 +87,8 @@ def write_marker(folder: Path) -> None:
 
 def remove_stale(folder: Path, pattern: str) -> None:
     """Remove temporary files or folders matching `pattern` that a killed earlier write of the
-    same output left in `folder` (only names this module makes: ``.NAME.*.part...``)."""
+    same output left in `folder` (only names this module makes: ``.NAME.*.part...``, and what
+    a writer made beside them, named after them: see `atomic_file`)."""
     for stale in folder.glob(pattern):
         if stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
@@ -99,7 +100,10 @@ def remove_stale(folder: Path, pattern: str) -> None:
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds.
 
-    On any exception the temporary file is removed and `path` is left as it was.
+    On any exception the temporary file is removed and `path` is left as it was. So are the
+    files a writer made beside it, named after it (SQLite's, when GDAL writes a GeoPackage:
+    ``.NAME.XXXXXXXX.part.gpkg-journal``, ``...part.gpkg.tmp_rtree_LAYER.db``), and those a
+    killed earlier write of `path` left (`remove_stale`).
 
     Raises
     ------
@@ -109,7 +113,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = check_file_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(
-        target.parent, f".{glob_escape(target.stem)}.{_RANDOM}.part{glob_escape(target.suffix)}"
+        target.parent, f".{glob_escape(target.stem)}.{_RANDOM}.part{glob_escape(target.suffix)}*"
     )
     # Keep the suffix last: some writers (GDAL) choose or check the format by it.
     fd, tmp = tempfile.mkstemp(
@@ -122,7 +126,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp_path
         os.replace(tmp_path, target)
     finally:
-        tmp_path.unlink(missing_ok=True)
+        remove_stale(tmp_path.parent, f"{glob_escape(tmp_path.name)}*")  # and its companions
 
 
 @contextmanager
