@@ -354,9 +354,16 @@ def _exit_code(pid: int, *, by: float) -> int | None:
 def _end(pid: int) -> None:
     """Stop a child no longer waited for, and reap it: told to stop (SIGTERM), it unwinds, so
     that no file it was writing is left (`refuge_map._atomic`), and leaves; one still there
-    after `STOP_GRACE_S` is killed (what it was writing is removed by the next write of that
-    output). A child that has left already is only reaped: a process id is signalled only
-    while it is still this process's unreaped child, never one the system gave another."""
+    after `STOP_GRACE_S` is killed. A child that has left already is only reaped: a process id
+    is signalled only while it is still this process's unreaped child, never one the system
+    gave another.
+
+    What a killed child was writing (``.NAME.XXXXXXXX.part...``) is removed by the next write
+    of that output (`refuge_map._atomic.atomic_file`): at once where its work is then done
+    here (`Aside.result`), at the next command where this one was interrupted. Not here: a
+    temporary name does not say who writes it, and beside the child this process or another
+    child may be writing into the same folder (the demo's two children and the command all
+    write into ``--out``)."""
     if _exit_code(pid, by=0.0) is not None:
         return
     os.kill(pid, signal.SIGTERM)
