@@ -122,18 +122,20 @@ import os, sys, time
 from refuge_map import _aside
 from refuge_map._atomic import atomic_file
 from refuge_map.cli import script
+def say(word, pid):  # in one write: the command and its children say it on one pipe
+    os.write(2, f"{{word}} {{pid}}\\n".encode())
 start = _aside.Aside._start
 def told(self, prepare):
     start(self, prepare)
     if self._pid is not None:
-        print("CHILD", self._pid, file=sys.stderr, flush=True)
+        say("CHILD", self._pid)
 _aside.Aside._start = told
 _aside.spare_core = lambda: True
 def working(path=None):
     # what a child writes when the signal comes: half a file, atomically
     with atomic_file(path or os.path.join({out!r}, "elsewhere.txt")) as tmp:
         tmp.write_text("half")
-        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        say("WORKING", os.getpid())
         time.sleep(600)
 {patch}
 sys.argv = ["refuge", *{args!r}]
@@ -164,7 +166,7 @@ def working(path=None):
     with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
         tmp.write_text("half")
         held = _signals.hold()
-        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        say("WORKING", os.getpid())
         while not {signal.SIGINT, signal.SIGTERM} <= signal.sigpending():
             time.sleep(0.01)
         _signals.release(held)
@@ -176,14 +178,14 @@ def working(path=None):
 SLOW_TO_UNWIND = """\
 end = _aside._end
 def ending(pid):
-    print("STOPPING", pid, file=sys.stderr, flush=True)
+    say("STOPPING", pid)
     end(pid)
 _aside._end = ending
 def working(path=None):
     out = sys.argv[sys.argv.index("--out") + 1]
     with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
         tmp.write_text("half")
-        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        say("WORKING", os.getpid())
         try:
             time.sleep(600)
         finally:
@@ -226,14 +228,17 @@ def _interrupted(
         assert command.stderr is not None
         children = []
         try:
+            working = None
             for line in command.stderr:
                 word, _, pid = line.partition(" ")
                 if word == "CHILD":
                     children.append(int(pid))
                 elif word == "WORKING":
-                    break
+                    working = int(pid)
                 else:
                     pytest.fail(f"before any child worked: {line}{command.stderr.read()}")
+                if working in children:  # its fork said too (maybe after it began to work)
+                    break
             if group:
                 os.killpg(command.pid, signum)
             else:
@@ -266,19 +271,50 @@ def _written(out: Path) -> list[str]:
     return sorted(str(p.relative_to(out)) for p in out.rglob("*")) if out.exists() else []
 
 
+#: Each way a command is stopped: Ctrl-C (its process group, as a terminal sends it) and kill
+#: (SIGTERM, to the command alone); what it says then.
+STOPPED = pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
+)
+
+
 @posix
 @pytest.mark.parametrize(
-    ("signum", "group", "said"),
+    ("patch", "signum", "group", "then", "said"),
     [
-        (signal.SIGINT, True, "refuge: interrupted"),  # Ctrl-C: the command and its child
-        (signal.SIGTERM, False, "refuge: terminated"),  # kill: the command alone
+        # Ctrl-C: the command and its child
+        pytest.param(RUN, signal.SIGINT, True, None, "refuge: interrupted", id="ctrl-c"),
+        # kill: the command alone
+        pytest.param(RUN, signal.SIGTERM, False, None, "refuge: terminated", id="kill"),
+        # with signal.SIG_IGN for the second signal, the child said "Signal 15 ignored due to
+        # race condition" here, a traceback in the midst of its unwinding
+        pytest.param(
+            RUN + TOLD_TWICE_AT_ONCE,
+            signal.SIGINT,
+            True,
+            None,
+            "refuge: interrupted",
+            id="the-child-told-twice-at-once",
+        ),
+        # with SIG_DFL for the second signal, the command was ended by it (-15) while its
+        # child still unwound, and left its temporary folder
+        pytest.param(
+            RUN + SLOW_TO_UNWIND,
+            signal.SIGINT,
+            False,
+            signal.SIGTERM,
+            "refuge: interrupted",
+            id="kill-then-terminated-as-it-unwinds",
+        ),
     ],
 )
 def test_a_run_stopped_says_one_line_and_leaves_no_child_nor_file(
-    tmp_path: Path, signum: int, group: bool, said: str
+    tmp_path: Path, patch: str, signum: int, group: bool, then: int | None, said: str
 ) -> None:
     args = ["run", str(TINY), "--replications", "4"]
-    code, lines, children = _interrupted(tmp_path, RUN, args, signum=signum, group=group)
+    stopped = _interrupted(tmp_path, patch, args, signum=signum, group=group, then=then)
+    code, lines, children = stopped
     assert (code, lines) == (128 + signum, [said])
     assert len(children) == 1
     assert not any(psutil.pid_exists(pid) for pid in children)
@@ -287,10 +323,7 @@ def test_a_run_stopped_says_one_line_and_leaves_no_child_nor_file(
 
 
 @posix
-@pytest.mark.parametrize(
-    ("signum", "group", "said"),
-    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
-)
+@STOPPED
 def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
     tmp_path: Path, signum: int, group: bool, said: str
 ) -> None:
@@ -306,26 +339,7 @@ def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
 
 
 @posix
-def test_a_child_told_to_stop_twice_at_once_unwinds_quietly_and_leaves_no_file(
-    tmp_path: Path,
-) -> None:
-    args = ["run", str(TINY), "--replications", "4"]
-    patch = RUN + TOLD_TWICE_AT_ONCE
-    code, lines, children = _interrupted(tmp_path, patch, args, signum=signal.SIGINT, group=True)
-    # with signal.SIG_IGN for the second signal, the child said "Signal 15 ignored due to race
-    # condition" here, a traceback in the midst of its unwinding
-    assert (code, lines) == (130, ["refuge: interrupted"])
-    assert len(children) == 1
-    assert not any(psutil.pid_exists(pid) for pid in children)
-    assert _written(tmp_path / "out") == []  # the child's half a file removed
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]
-
-
-@posix
-@pytest.mark.parametrize(
-    ("signum", "group", "said"),
-    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
-)
+@STOPPED
 def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
     tmp_path: Path, signum: int, group: bool, said: str
 ) -> None:
@@ -358,25 +372,6 @@ def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
                 os.killpg(server.pid, signal.SIGKILL)
     assert (server.returncode, out, err) == (128 + signum, "", f"{said}\n")
     assert list(tmp_path.iterdir()) == []
-
-
-@posix
-def test_a_run_stopped_then_terminated_as_it_unwinds_leaves_no_child_nor_file(
-    tmp_path: Path,
-) -> None:
-    args = ["run", str(TINY), "--replications", "4"]
-    patch = RUN + SLOW_TO_UNWIND
-    stopped = _interrupted(
-        tmp_path, patch, args, signum=signal.SIGINT, group=False, then=signal.SIGTERM
-    )
-    code, lines, children = stopped
-    # with SIG_DFL for the second signal, the command was ended by it (-15) while its child
-    # still unwound, and left its temporary folder
-    assert (code, lines) == (130, ["refuge: interrupted"])
-    assert len(children) == 1
-    assert not any(psutil.pid_exists(pid) for pid in children)
-    assert _written(tmp_path / "out") == []
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 #: Two children at work aside (`_aside.aside`), both deaf to being told to stop (they say
