@@ -38,6 +38,9 @@ T = TypeVar("T")
 #: forked later inherits them and closes them at once: held open in it, a gate closed by the
 #: parent (give up) would never reach its own child as an end of file, and that child would wait.
 _OPEN_GATES: set[int] = set()
+#: The process ids of this process's children not reaped yet (so each still names the child,
+#: whether it is at work or has left: the system gives it to no other process meanwhile).
+_CHILDREN: set[int] = set()
 
 
 def can_fork() -> bool:
@@ -181,6 +184,7 @@ class Aside(Generic[T]):
         if pid == 0:
             self._live(read, write, gate_read, gate, prepare, held)
         self._pid, self._pipe, self._gate = pid, read, gate
+        _CHILDREN.add(pid)
         self._forked_at = time.monotonic()
         try:
             os.close(write)
@@ -210,6 +214,7 @@ class Aside(Generic[T]):
             os.close(read)
             for inherited in _OPEN_GATES:
                 os.close(inherited)
+            _CHILDREN.clear()  # its parent's: not its own to stop
             gc.freeze()  # the parent's objects are no garbage: not scanned, not copied
             if prepare is not None and gate_read is not None and gate is not None:
                 os.close(gate)
@@ -284,11 +289,18 @@ class Aside(Generic[T]):
         return payload if code == 0 and payload else None
 
     def _stop(self) -> None:
-        """Stop the child at once, if there is one to collect, and reap it (`_end`)."""
+        """Stop the child at once, if there is one to collect, and reap it (`_end`); every
+        other child of this process is told to stop first, so that they all unwind together
+        (the command is interrupted: each one's `aside` then stops and reaps it in turn, and
+        finds it gone or leaving; a child deaf to being told is killed after `STOP_GRACE_S`,
+        not after that many times the number of children)."""
         taken = self._take()
         if taken is not None:
             pid, pipe = taken
             os.close(pipe)
+            for child in _CHILDREN:
+                with suppress(ProcessLookupError):  # reaped elsewhere (a wait for any child)
+                    os.kill(child, signal.SIGTERM)
             _end(pid)
 
     def _take(self) -> tuple[int, int] | None:
@@ -329,8 +341,10 @@ def _exit_code(pid: int, *, by: float) -> int | None:
         try:
             left, status = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
+            _CHILDREN.discard(pid)
             return -1
         if left:
+            _CHILDREN.discard(pid)
             return os.waitstatus_to_exitcode(status)
         if time.monotonic() >= by:
             return None
@@ -340,15 +354,23 @@ def _exit_code(pid: int, *, by: float) -> int | None:
 def _end(pid: int) -> None:
     """Stop a child no longer waited for, and reap it: told to stop (SIGTERM), it unwinds, so
     that no file it was writing is left (`refuge_map._atomic`), and leaves; one still there
-    after `STOP_GRACE_S` is killed (what it was writing is removed by the next write of that
-    output). A child that has left already is only reaped: a process id is signalled only
-    while it is still this process's unreaped child, never one the system gave another."""
+    after `STOP_GRACE_S` is killed. A child that has left already is only reaped: a process id
+    is signalled only while it is still this process's unreaped child, never one the system
+    gave another.
+
+    What a killed child was writing (``.NAME.XXXXXXXX.part...``) is removed by the next write
+    of that output (`refuge_map._atomic.atomic_file`): at once where its work is then done
+    here (`Aside.result`), at the next command where this one was interrupted. Not here: a
+    temporary name does not say who writes it, and beside the child this process or another
+    child may be writing into the same folder (the demo's two children and the command all
+    write into ``--out``)."""
     if _exit_code(pid, by=0.0) is not None:
         return
     os.kill(pid, signal.SIGTERM)
     if _exit_code(pid, by=time.monotonic() + STOP_GRACE_S) is None:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
+        _CHILDREN.discard(pid)
 
 
 @contextmanager

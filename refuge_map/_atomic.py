@@ -73,15 +73,22 @@ def check_folder_target(path: str | os.PathLike[str]) -> Path:
 
 
 def write_marker(folder: Path) -> None:
-    """Write `MARKER` into `folder`: the package, its version and the files it holds."""
+    """Write `MARKER` into `folder`: the package, its version and the files it holds.
+
+    Atomically (`atomic_file`): a command writes it into a folder it claims before its first
+    file and again after its last (`refuge demo`); a write that fails or is killed
+    leaves the marker there before, whole, and no other.
+    """
     files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
     record = {"written_by": "refuge-map", "version": __version__, "files": files}
-    (folder / MARKER).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    with atomic_file(folder / MARKER) as tmp:
+        tmp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
 
 
 def remove_stale(folder: Path, pattern: str) -> None:
     """Remove temporary files or folders matching `pattern` that a killed earlier write of the
-    same output left in `folder` (only names this module makes: ``.NAME.*.part...``)."""
+    same output left in `folder` (only names this module makes: ``.NAME.*.part...``, and what
+    a writer made beside them, named after them: see `atomic_file`)."""
     for stale in folder.glob(pattern):
         if stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
@@ -93,7 +100,10 @@ def remove_stale(folder: Path, pattern: str) -> None:
 def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds.
 
-    On any exception the temporary file is removed and `path` is left as it was.
+    On any exception the temporary file is removed and `path` is left as it was. So are the
+    files a writer made beside it, named after it (SQLite's, when GDAL writes a GeoPackage:
+    ``.NAME.XXXXXXXX.part.gpkg-journal``, ``...part.gpkg.tmp_rtree_LAYER.db``), and those a
+    killed earlier write of `path` left (`remove_stale`).
 
     Raises
     ------
@@ -103,7 +113,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
     target = check_file_target(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(
-        target.parent, f".{glob_escape(target.stem)}.{_RANDOM}.part{glob_escape(target.suffix)}"
+        target.parent, f".{glob_escape(target.stem)}.{_RANDOM}.part{glob_escape(target.suffix)}*"
     )
     # Keep the suffix last: some writers (GDAL) choose or check the format by it.
     fd, tmp = tempfile.mkstemp(
@@ -116,7 +126,7 @@ def atomic_file(path: str | os.PathLike[str]) -> Iterator[Path]:
         yield tmp_path
         os.replace(tmp_path, target)
     finally:
-        tmp_path.unlink(missing_ok=True)
+        remove_stale(tmp_path.parent, f"{glob_escape(tmp_path.name)}*")  # and its companions
 
 
 @contextmanager

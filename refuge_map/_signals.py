@@ -11,6 +11,7 @@ turns into its ``Abort`` after printing an empty line.
 from __future__ import annotations
 
 import signal
+import time
 from collections.abc import Callable
 from types import FrameType
 
@@ -40,31 +41,61 @@ class Interrupted(BaseException):
         return 128 + self.signum
 
 
-def stop_on_signals(*, then: Disposition = signal.SIG_DFL) -> None:
+#: How long a command has to unwind from the first of the `STOPPING` signals before a later
+#: one ends it at once (seconds; `insisting`): its children's grace (`_aside.STOP_GRACE_S`,
+#: 2 s: they are all told to stop together) and a second more. It unwinds in milliseconds
+#: where nothing hangs.
+UNWINDING_S = 3.0
+#: When the first of the `STOPPING` signals came (`time.monotonic`; `stop_on_signals`).
+_first_at = 0.0
+
+
+def stop_on_signals(*, then: Disposition | None = None) -> None:
     """From now on, the first of the `STOPPING` signals raises `Interrupted` (in the main
     thread); a later one meets `then`.
 
     Parameters
     ----------
     then
-        What a second signal does while the first unwinds: `signal.SIG_DFL` (the command's
-        own process: a second Ctrl-C ends it at once, should the unwinding hang) or
-        `unheeded` (a forked child, which its parent also tells to stop: it finishes
-        unwinding, or is killed).
+        What a later signal does while the first unwinds: `insisting` (None; the command's
+        own process: a second Ctrl-C ends it at once, should the unwinding hang, but does not
+        cut a prompt unwinding short) or `unheeded` (a forked child, which its parent also
+        tells to stop: it finishes unwinding, or is killed).
 
     Raises
     ------
     ValueError
         If called from another thread than the main thread (`signal.signal`).
     """
+    later = insisting if then is None else then
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
+        global _first_at
+        _first_at = time.monotonic()
         for stopping in STOPPING:
-            signal.signal(stopping, then)
+            signal.signal(stopping, later)
         raise Interrupted(signum)
 
     for signum in STOPPING:
         signal.signal(signum, interrupt)
+
+
+def insisting(signum: int, frame: FrameType | None) -> None:
+    """A command's handler for the signals after the first (`stop_on_signals`): one that
+    comes within `UNWINDING_S` of the first is not heeded; a later one ends the process at
+    once (the signal's default action: exit 128 + its number, nothing more unwound).
+
+    Not `signal.SIG_DFL` at once: a supervisor's SIGTERM that follows a Ctrl-C by a few
+    milliseconds ended the command in the midst of its unwinding, before it had told its
+    children to stop (they worked on, orphaned, and wrote their files into an output the
+    command had given up) or removed its temporary folder; and one that came with the first,
+    before its handler ran, made CPython print "Signal 15 ignored due to race condition"
+    (see `unheeded`).
+    """
+    if time.monotonic() - _first_at < UNWINDING_S:
+        return
+    signal.signal(signum, signal.SIG_DFL)
+    signal.raise_signal(signum)
 
 
 def unheeded(signum: int, frame: FrameType | None) -> None:

@@ -3,6 +3,7 @@ signal's number, every child stopped and reaped, nothing half-written left in ``
 
 from __future__ import annotations
 
+import http.client
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psutil
 import pytest
@@ -54,8 +56,9 @@ def test_a_signal_held_comes_once_released(handlers: None) -> None:
     assert (str(stopped.value), stopped.value.exit_code) == ("interrupted", 130)
 
 
-#: A forked child's handlers, told to stop twice at once (a terminal's Ctrl-C and its parent's
-#: SIGTERM, both pending before the first handler runs): it unwinds from the first only.
+#: A process's handlers, told to stop twice at once (a forked child: a terminal's Ctrl-C and
+#: its parent's SIGTERM; a command: a Ctrl-C and a supervisor's SIGTERM; both pending before
+#: the first handler runs): it unwinds from the first only.
 TOLD_TWICE = """\
 import os, signal
 from refuge_map import _signals
@@ -72,14 +75,43 @@ except _signals.Interrupted as stop:
 
 
 @posix
-def test_a_child_told_to_stop_twice_at_once_unwinds_quietly() -> None:
-    then = "_signals.unheeded"  # what `_aside` sets in its children
+@pytest.mark.parametrize(
+    "then",
+    [
+        "_signals.unheeded",  # what `_aside` sets in its children
+        "None",  # what the console script sets: `_signals.insisting`
+    ],
+)
+def test_a_process_told_to_stop_twice_at_once_unwinds_quietly(then: str) -> None:
     told = subprocess.run(
         [sys.executable, "-c", TOLD_TWICE.format(then=then)], capture_output=True, text=True
     )
-    # with signal.SIG_IGN instead, CPython raises "Signal 15 ignored due to race condition"
-    # in the midst of the unwinding, and prints its traceback
+    # with signal.SIG_IGN or SIG_DFL instead, CPython raises "Signal 15 ignored due to race
+    # condition" in the midst of the unwinding, and prints its traceback
     assert (told.returncode, told.stdout, told.stderr) == (0, "interrupted 1000\n", "")
+
+
+#: A command's handlers (the console script's), stopped by a first signal, then given a
+#: second one at once, and a third one once it has been unwinding for `UNWINDING_S`.
+INSISTED = """\
+import os, signal
+from refuge_map import _signals
+_signals.stop_on_signals()
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+except _signals.Interrupted as stop:
+    os.kill(os.getpid(), signal.SIGTERM)  # not heeded: the unwinding goes on
+    print(stop, flush=True)
+    _signals._first_at -= _signals.UNWINDING_S  # as if the unwinding hung that long
+    os.kill(os.getpid(), signal.SIGTERM)  # ends the process at once
+    print("still there")
+"""
+
+
+@posix
+def test_a_second_signal_is_not_heeded_while_a_command_unwinds_but_ends_one_that_hangs() -> None:
+    told = subprocess.run([sys.executable, "-c", INSISTED], capture_output=True, text=True)
+    assert (told.returncode, told.stdout, told.stderr) == (-signal.SIGTERM, "interrupted\n", "")
 
 
 #: A command of the console script (`script`, as `refuge` runs it) that says on stderr when it
@@ -90,18 +122,20 @@ import os, sys, time
 from refuge_map import _aside
 from refuge_map._atomic import atomic_file
 from refuge_map.cli import script
+def say(word, pid):  # in one write: the command and its children say it on one pipe
+    os.write(2, f"{{word}} {{pid}}\\n".encode())
 start = _aside.Aside._start
 def told(self, prepare):
     start(self, prepare)
     if self._pid is not None:
-        print("CHILD", self._pid, file=sys.stderr, flush=True)
+        say("CHILD", self._pid)
 _aside.Aside._start = told
 _aside.spare_core = lambda: True
 def working(path=None):
     # what a child writes when the signal comes: half a file, atomically
     with atomic_file(path or os.path.join({out!r}, "elsewhere.txt")) as tmp:
         tmp.write_text("half")
-        print("WORKING", os.getpid(), file=sys.stderr, flush=True)
+        say("WORKING", os.getpid())
         time.sleep(600)
 {patch}
 sys.argv = ["refuge", *{args!r}]
@@ -120,6 +154,44 @@ def slow_rows(scenario, seeds):
 model.headline_rows = slow_rows
 """
 
+#: `refuge run` as in `RUN`, its child told to stop twice at once: it holds the signals that
+#: stop it (`_signals.hold`) while it works, until the terminal's Ctrl-C and its parent's
+#: SIGTERM have both come, then takes them together (as it does when both come while a call
+#: of C runs, before its handler can).
+TOLD_TWICE_AT_ONCE = """\
+import signal
+from refuge_map import _signals
+def working(path=None):
+    out = sys.argv[sys.argv.index("--out") + 1]
+    with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
+        tmp.write_text("half")
+        held = _signals.hold()
+        say("WORKING", os.getpid())
+        while not {signal.SIGINT, signal.SIGTERM} <= signal.sigpending():
+            time.sleep(0.01)
+        _signals.release(held)
+        time.sleep(600)
+"""
+
+#: `refuge run` as in `RUN`, its child slow to unwind (half a second, its half a file still
+#: there meanwhile), the command saying when it stops the child ("STOPPING pid").
+SLOW_TO_UNWIND = """\
+end = _aside._end
+def ending(pid):
+    say("STOPPING", pid)
+    end(pid)
+_aside._end = ending
+def working(path=None):
+    out = sys.argv[sys.argv.index("--out") + 1]
+    with atomic_file(os.path.join(out, "elsewhere.txt")) as tmp:
+        tmp.write_text("half")
+        say("WORKING", os.getpid())
+        try:
+            time.sleep(600)
+        finally:
+            time.sleep(0.5)
+"""
+
 #: `refuge demo`: the PNG's child draws on and on, half its file written (its network drawn
 #: before the run, the run and the file after: `StaticMapDraft.finish`).
 DEMO = """\
@@ -131,10 +203,17 @@ static.StaticMapDraft.finish = slow_png
 
 
 def _interrupted(
-    tmp_path: Path, patch: str, args: list[str], *, signum: int, group: bool
+    tmp_path: Path,
+    patch: str,
+    args: list[str],
+    *,
+    signum: int,
+    group: bool,
+    then: int | None = None,
 ) -> tuple[int, list[str], list[int]]:
     """Start the command, send `signum` once a child works (to its process group, as a
-    terminal's Ctrl-C does, or to the command alone, as `kill` does); its exit code, what it
+    terminal's Ctrl-C does, or to the command alone, as `kill` does), and `then` to the
+    command alone once it says it stops its child ("STOPPING"); its exit code, what else it
     said on stderr after the child began to work, and its children's ids."""
     out = tmp_path / "out"
     probe = UNDER_WAY.format(out=str(out), patch=patch, args=[*args, "--out", str(out)])
@@ -149,19 +228,29 @@ def _interrupted(
         assert command.stderr is not None
         children = []
         try:
+            working = None
             for line in command.stderr:
                 word, _, pid = line.partition(" ")
                 if word == "CHILD":
                     children.append(int(pid))
                 elif word == "WORKING":
-                    break
+                    working = int(pid)
                 else:
                     pytest.fail(f"before any child worked: {line}{command.stderr.read()}")
+                if working in children:  # its fork said too (maybe after it began to work)
+                    break
             if group:
                 os.killpg(command.pid, signum)
             else:
                 command.send_signal(signum)
-            said = command.stderr.read().splitlines()
+            said = []
+            if then is not None:
+                for line in command.stderr:
+                    if line.startswith("STOPPING"):
+                        command.send_signal(then)
+                        break
+                    said.append(line.rstrip("\n"))
+            said += command.stderr.read().splitlines()
             code = command.wait(timeout=60)
         finally:
             if command.poll() is None:  # a test that failed: no process left behind by it
@@ -182,19 +271,50 @@ def _written(out: Path) -> list[str]:
     return sorted(str(p.relative_to(out)) for p in out.rglob("*")) if out.exists() else []
 
 
+#: Each way a command is stopped: Ctrl-C (its process group, as a terminal sends it) and kill
+#: (SIGTERM, to the command alone); what it says then.
+STOPPED = pytest.mark.parametrize(
+    ("signum", "group", "said"),
+    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
+)
+
+
 @posix
 @pytest.mark.parametrize(
-    ("signum", "group", "said"),
+    ("patch", "signum", "group", "then", "said"),
     [
-        (signal.SIGINT, True, "refuge: interrupted"),  # Ctrl-C: the command and its child
-        (signal.SIGTERM, False, "refuge: terminated"),  # kill: the command alone
+        # Ctrl-C: the command and its child
+        pytest.param(RUN, signal.SIGINT, True, None, "refuge: interrupted", id="ctrl-c"),
+        # kill: the command alone
+        pytest.param(RUN, signal.SIGTERM, False, None, "refuge: terminated", id="kill"),
+        # with signal.SIG_IGN for the second signal, the child said "Signal 15 ignored due to
+        # race condition" here, a traceback in the midst of its unwinding
+        pytest.param(
+            RUN + TOLD_TWICE_AT_ONCE,
+            signal.SIGINT,
+            True,
+            None,
+            "refuge: interrupted",
+            id="the-child-told-twice-at-once",
+        ),
+        # with SIG_DFL for the second signal, the command was ended by it (-15) while its
+        # child still unwound, and left its temporary folder
+        pytest.param(
+            RUN + SLOW_TO_UNWIND,
+            signal.SIGINT,
+            False,
+            signal.SIGTERM,
+            "refuge: interrupted",
+            id="kill-then-terminated-as-it-unwinds",
+        ),
     ],
 )
 def test_a_run_stopped_says_one_line_and_leaves_no_child_nor_file(
-    tmp_path: Path, signum: int, group: bool, said: str
+    tmp_path: Path, patch: str, signum: int, group: bool, then: int | None, said: str
 ) -> None:
     args = ["run", str(TINY), "--replications", "4"]
-    code, lines, children = _interrupted(tmp_path, RUN, args, signum=signum, group=group)
+    stopped = _interrupted(tmp_path, patch, args, signum=signum, group=group, then=then)
+    code, lines, children = stopped
     assert (code, lines) == (128 + signum, [said])
     assert len(children) == 1
     assert not any(psutil.pid_exists(pid) for pid in children)
@@ -203,10 +323,7 @@ def test_a_run_stopped_says_one_line_and_leaves_no_child_nor_file(
 
 
 @posix
-@pytest.mark.parametrize(
-    ("signum", "group", "said"),
-    [(signal.SIGINT, True, "refuge: interrupted"), (signal.SIGTERM, False, "refuge: terminated")],
-)
+@STOPPED
 def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
     tmp_path: Path, signum: int, group: bool, said: str
 ) -> None:
@@ -219,3 +336,91 @@ def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
     assert [name for name in written if ".part" in name] == []  # the children unwound
     assert "map.png" not in written
     assert {".refuge-map.json", "cities.csv", "network.gpkg", "run"} <= set(written)
+
+
+@posix
+@STOPPED
+def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
+    tmp_path: Path, signum: int, group: bool, said: str
+) -> None:
+    pytest.importorskip("uvicorn")
+    script = "from refuge_map.cli import script; script()"
+    with subprocess.Popen(
+        [sys.executable, "-c", script, "explore", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    ) as server:
+        assert server.stdout is not None
+        try:
+            line = server.stdout.readline()  # once it listens
+            assert line.startswith("refuge explore: open http://127.0.0.1:"), line
+            address = urlsplit(line.split("open ", 1)[1].split()[0])
+            browser = http.client.HTTPConnection(address.hostname, address.port, timeout=30)
+            browser.request("GET", "/")  # the connection kept open after, as a browser's is
+            assert browser.getresponse().status == 200
+            if group:
+                os.killpg(server.pid, signum)
+            else:
+                server.send_signal(signum)
+            out, err = server.communicate(timeout=60)
+            browser.close()
+        finally:
+            if server.poll() is None:  # a test that failed: no server left behind by it
+                os.killpg(server.pid, signal.SIGKILL)
+    assert (server.returncode, out, err) == (128 + signum, "", f"{said}\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+#: Two children at work aside (`_aside.aside`), both deaf to being told to stop (they say
+#: "TOLD pid" and work on), and the process that says when it kills one ("KILL pid").
+DEAF_TWINS = """\
+import os, signal, sys, time
+from refuge_map import _aside, _signals
+def say(word, pid):  # in one write: the children and this process say it on one pipe
+    os.write(2, f"{word} {pid}\\n".encode())
+kill = os.kill
+def killing(pid, signum):
+    if signum == signal.SIGKILL:
+        say("KILL", pid)
+    kill(pid, signum)
+os.kill = killing
+def deaf():
+    signal.signal(signal.SIGTERM, lambda *_: say("TOLD", os.getpid()))
+    say("WORKING", os.getpid())
+    time.sleep(600)
+_signals.stop_on_signals()
+try:
+    with _aside.aside(deaf, spare=True) as first, _aside.aside(deaf, spare=True) as second:
+        time.sleep(600)
+except _signals.Interrupted as stop:
+    say(stop, os.getpid())
+"""
+
+
+@posix
+def test_an_interrupted_command_tells_all_its_children_to_stop_before_it_kills_one() -> None:
+    with subprocess.Popen(
+        [sys.executable, "-c", DEAF_TWINS],
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # a process group of its own, to be killed whole if need be
+    ) as command:
+        assert command.stderr is not None
+        try:
+            working = [command.stderr.readline() for _ in range(2)]
+            assert all(line.startswith("WORKING") for line in working), working
+            command.send_signal(signal.SIGINT)
+            said = command.stderr.read().split("\n")
+            command.wait(timeout=60)
+        finally:
+            if command.poll() is None:  # a test that failed: no process left behind by it
+                os.killpg(command.pid, signal.SIGKILL)
+    children = {int(line.split()[1]) for line in working}
+    words = [tuple(line.split(" ")) for line in said if line]
+    killed = [int(pid) for word, pid in words if word == "KILL"]
+    # each told before either is killed: both given their grace at once, not one after the other
+    told = {int(pid) for word, pid in words[: words.index(("KILL", str(killed[0])))]}
+    assert (told, set(killed), words[-1][0]) == (children, children, "interrupted")

@@ -10,6 +10,9 @@ import typer
 from refuge_map.cli._app import app
 from refuge_map.errors import RefugeError
 
+#: How many connections may wait for the server to take them (uvicorn's default).
+BACKLOG = 2048
+
 
 @app.command()
 def explore(
@@ -31,9 +34,12 @@ def explore(
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
         listener.bind((host, port))
+        # listening before the address is printed: a browser (or a script) that goes there at
+        # once waits in the queue until the server serves, rather than being refused
+        listener.listen(BACKLOG)
     except OSError as busy:
         raise RefugeError(f"cannot listen: {busy.strerror}", field="--port", value=port) from None
     bound = listener.getsockname()[1]
     typer.echo(f"refuge explore: open http://{host}:{bound}/ (Ctrl-C stops it)", err=False)
-    config = uvicorn.Config(create_app(), log_level="warning")
+    config = uvicorn.Config(create_app(), log_level="warning", backlog=BACKLOG)
     uvicorn.Server(config).run(sockets=[listener])
