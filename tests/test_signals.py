@@ -131,12 +131,18 @@ def told(self, prepare):
         say("CHILD", self._pid)
 _aside.Aside._start = told
 _aside.spare_core = lambda: True
+def doze():
+    # ten minutes in short sleeps, as a child's Python work runs: a signal the system gives to
+    # another of its threads (GDAL's, Arrow's: the demo's PNG child has three) trips Python's
+    # handler, which runs at the main thread's next bytecode, but wakes no sleep of that thread
+    for _ in range(60_000):
+        time.sleep(0.01)
 def working(path=None):
     # what a child writes when the signal comes: half a file, atomically
     with atomic_file(path or os.path.join({out!r}, "elsewhere.txt")) as tmp:
         tmp.write_text("half")
         say("WORKING", os.getpid())
-        time.sleep(600)
+        doze()
 {patch}
 sys.argv = ["refuge", *{args!r}]
 script()
@@ -170,7 +176,7 @@ def working(path=None):
         while not {signal.SIGINT, signal.SIGTERM} <= signal.sigpending():
             time.sleep(0.01)
         _signals.release(held)
-        time.sleep(600)
+        doze()
 """
 
 #: `refuge run` as in `RUN`, its child slow to unwind (half a second, its half a file still
@@ -187,7 +193,7 @@ def working(path=None):
         tmp.write_text("half")
         say("WORKING", os.getpid())
         try:
-            time.sleep(600)
+            doze()
         finally:
             time.sleep(0.5)
 """
