@@ -114,12 +114,21 @@ def key(files: Iterable[Path], params: object) -> str | None:
         for path in files:
             digest.update(_canonical(["file", path.name]))
             digest.update(path.read_bytes() if path.is_file() else b"<missing>")
-        for source in sorted(Path(__file__).parent.glob("*.py")):
-            digest.update(_canonical(["code", source.name]))
-            digest.update(source.read_bytes())
+        digest.update(_code())
     except (OSError, TypeError):
         return None
     return digest.hexdigest()
+
+
+@lru_cache(maxsize=1)
+def _code() -> bytes:
+    """The sha256 of the code of `geo/` (each module's name and bytes), read once a process:
+    the code a process runs is what it imported, whatever the files say later."""
+    digest = hashlib.sha256()
+    for source in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(_canonical(["code", source.name]))
+        digest.update(source.read_bytes())
+    return digest.digest()
 
 
 def cached(
