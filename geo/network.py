@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import geopandas as gpd
-import networkx as nx
 import numpy as np
 import pandas as pd
 import shapely
@@ -60,6 +60,9 @@ from geo.zones import (
     resolve_techum_cubits,
     techum_zones,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 DATA_FILES = ("places.geojson", "hydrography.geojson", "roads.geojson")
 LEVITICAL_FILE = "levitical_cities.geojson"
@@ -183,6 +186,22 @@ class RefugeNetwork:
         )
         self._designated_at = self.cities["designated_at"].to_numpy(dtype=np.float64)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The network's attributes for pickling (the cache, a worker), its road graph as the
+        bytes of its own pickle: loading them needs no networkx until `roads` is asked for,
+        which a run or a query never does (they ask the `router`, pickled with them)."""
+        state = dict(self.__dict__)
+        if "roads" in state:
+            state["_pickled_roads"] = pickle.dumps(state.pop("roads"), pickle.HIGHEST_PROTOCOL)
+        return state
+
+    def __getattr__(self, name: str) -> Any:
+        # called only for an attribute not set: `roads` of a network loaded from a pickle
+        if name != "roads" or "_pickled_roads" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.roads = pickle.loads(self.__dict__.pop("_pickled_roads"))
+        return self.roads
+
     def _check_city(self, city: str) -> None:
         if city not in self.city_ids:
             raise ParameterError(f"unknown city; valid {self.city_ids}", field="city", value=city)
@@ -204,8 +223,8 @@ class RefugeNetwork:
 
     @property
     def router(self) -> RoadRouter:
-        """The road router in metric coordinates (for simulations and analyses), built on first
-        use: a query on the zones alone (`refuge where`) needs none, nor the scipy it loads."""
+        """The road router in metric coordinates (for simulations and analyses): made with the
+        network by `load_network` (and cached with it), else on first use."""
         if self._router is None:
             self._router = RoadRouter(self.roads)
         return self._router
@@ -753,7 +772,7 @@ def _build(folder: Path, checked: _Options) -> RefugeNetwork:
             f"{event.t:g}: {', '.join(sorted(event.cities))}" for event in timeline.events
         ),
     }
-    return RefugeNetwork(
+    network = RefugeNetwork(
         cities=cities,
         zones=zones,
         hydrography=hydrography,
@@ -766,6 +785,8 @@ def _build(folder: Path, checked: _Options) -> RefugeNetwork:
         data_dir=folder,
         rivers=rivers,
     )
+    network.router  # noqa: B018 (made now, so that a cached network carries its tables)
+    return network
 
 
 def _city_table(

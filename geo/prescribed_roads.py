@@ -10,9 +10,9 @@ is loaded, the sign points along a shortest way to the nearest city of refuge.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import geopandas as gpd
-import networkx as nx
 import numpy as np
 import pandas as pd
 import shapely
@@ -21,6 +21,9 @@ from numpy.typing import NDArray
 from geo._errors import ParameterError
 from geo.crs import GEOD, to_lonlat
 from geo.roads import RoadRouter
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 #: Rambam, Rotzeach 8:5: the road is at least 32 cubits wide. The Talmudic source usually given
 #: is the road-width baraita of Bava Batra 100b (unverified, not read).
@@ -148,7 +151,7 @@ def signposts(
     ParameterError
         If no node is a gate of `cities`.
     """
-    from scipy.sparse.csgraph import dijkstra  # on first use (see geo.roads.RoadRouter._flood)
+    from scipy.sparse.csgraph import dijkstra  # on first use: no run nor query needs it
 
     targets = router.cities if cities is None else tuple(cities)
     gates = np.flatnonzero(np.isin(router.node_gate, targets))

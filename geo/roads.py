@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
 import geopandas as gpd
-import networkx as nx
 import numpy as np
 import pandas as pd
 import shapely
@@ -38,6 +37,7 @@ from geo.arrays import Floats
 from geo.crs import REGION_CRS, check_finite
 
 if TYPE_CHECKING:
+    import networkx as nx
     from scipy.sparse import csr_array
 
 #: Fields every road leg must carry.
@@ -250,6 +250,8 @@ def _split_at_zones(leg: _Leg, boundaries: NDArray[np.object_]) -> list[_Leg]:
 
 
 def _graph_from_legs(legs: list[_Leg], zones: gpd.GeoDataFrame) -> nx.MultiGraph:
+    import networkx as nx  # here: a network loaded from the cache needs none (`RoadRouter`)
+
     graph: nx.MultiGraph[int] = nx.MultiGraph(crs=REGION_CRS)
     index: dict[tuple[float, float], int] = {}
     boundaries = zones.geometry.boundary
@@ -294,6 +296,8 @@ def _node(
 
 
 def _check_connected(graph: nx.MultiGraph, cities: list[str]) -> None:
+    import networkx as nx  # with the graph's build (`_graph_from_legs`)
+
     main = max(nx.connected_components(graph), key=len, default=set())
     gated = {data["gate"] for node, data in graph.nodes(data=True) if node in main}
     cut_off = [city for city in cities if city not in gated]
@@ -353,6 +357,8 @@ def graph_to_gdfs(graph: nx.MultiGraph) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFr
 
 def gdfs_to_graph(nodes: gpd.GeoDataFrame, edges: gpd.GeoDataFrame) -> nx.MultiGraph:
     """Convert node and edge GeoDataFrames (as from `graph_to_gdfs`) back to a road graph."""
+    import networkx as nx  # with the graph's build (`_graph_from_legs`)
+
     graph: nx.MultiGraph[Any] = nx.MultiGraph(crs=nodes.crs)
     graph.add_nodes_from(
         (node, row) for node, row in nodes.drop(columns="geometry").to_dict("index").items()
@@ -447,7 +453,7 @@ class Way:
 
 @dataclass(frozen=True)
 class _Flood:
-    """One multi-source Dijkstra pass from the gates of a set of cities."""
+    """The gates of a set of cities flooded: a multi-source Dijkstra pass from them."""
 
     dist: NDArray[np.float64]
     pred: NDArray[np.int32]
@@ -652,8 +658,19 @@ class RoadRouter:
         Edge LineStrings, oriented from `edge_u` to `edge_v`.
     edge_length_m
         Edge lengths.
+    node_waypoint
+        The road file's end point id of each node (`build_road_graph`'s ``waypoint``).
     matrix
         Symmetric CSR matrix of the shortest edge length between each pair of adjacent nodes.
+    node_dist, node_pred
+        All-pairs shortest road distances (metres) between the nodes, and ``node_pred[a, b]``
+        the node before `b` on a shortest path from `a` (-9999 where none), from one
+        `scipy.sparse.csgraph.dijkstra` pass when the router is made (the graph has a few dozen
+        nodes, a few hundred with the Levitical cities). Every later query reads them: a
+        router loaded with a cached network (`geo._cache`) answers without scipy, whose
+        import costs more than the whole pass.
+
+    A pickled router leaves `matrix` out (it is made again, from the edges, when asked for).
     """
 
     def __init__(self, graph: nx.MultiGraph) -> None:
@@ -662,16 +679,23 @@ class RoadRouter:
         self.node_x = np.array([d["x"] for _, d in graph.nodes(data=True)], dtype=np.float64)
         self.node_y = np.array([d["y"] for _, d in graph.nodes(data=True)], dtype=np.float64)
         self.node_gate = np.array([d.get("gate", "") for _, d in graph.nodes(data=True)], dtype=str)
+        waypoints = [d.get("waypoint", "") for _, d in graph.nodes(data=True)]
+        self.node_waypoint = np.array(waypoints, dtype=str)
         edges = list(_oriented_edges(graph))
         self.edge_u = np.array([position[u] for u, *_ in edges], dtype=np.intp)
         self.edge_v = np.array([position[v] for _, v, *_ in edges], dtype=np.intp)
         self.edge_geometries = np.array([d["geometry"] for *_, d in edges], dtype=object)
         self.edge_length_m = shapely.length(self.edge_geometries)
-        self.matrix = self._adjacency()
+        self.node_dist, self.node_pred = self._all_pairs()
         self._tree = shapely.STRtree(self.edge_geometries)
         self._segments = _Segments.of(self.edge_geometries)
         self._edge_of_pair = self._shortest_edge_of_pair()
         self._floods: dict[tuple[str, ...], _Flood] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The router's attributes without `matrix` (a scipy object: loading it would import
+        scipy, which no cached query needs)."""
+        return {name: value for name, value in self.__dict__.items() if name != "matrix"}
 
     def _shortest_edge_of_pair(self) -> dict[tuple[int, int], int]:
         best: dict[tuple[int, int], int] = {}
@@ -680,8 +704,10 @@ class RoadRouter:
             best[(u, v)] = best[(v, u)] = edge
         return best
 
-    def _adjacency(self) -> csr_array:
-        from scipy.sparse import coo_array  # with the router: see RefugeNetwork.router
+    @cached_property
+    def matrix(self) -> csr_array:
+        """Symmetric CSR matrix of the shortest edge length between adjacent nodes."""
+        from scipy.sparse import coo_array  # on first use: see the class's docstring
 
         n = len(self.node_ids)
         loop = self.edge_u == self.edge_v
@@ -693,6 +719,12 @@ class RoadRouter:
         rows, cols, length = rows[order], cols[order], length[order]
         last = np.r_[(rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]), True]
         return coo_array((length[last], (rows[last], cols[last])), shape=(n, n)).tocsr()
+
+    def _all_pairs(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
+        from scipy.sparse.csgraph import dijkstra  # once, when the router is made
+
+        dist, pred = dijkstra(self.matrix, directed=False, return_predecessors=True)
+        return np.asarray(dist), np.asarray(pred)
 
     @property
     def cities(self) -> tuple[str, ...]:
@@ -737,10 +769,8 @@ class RoadRouter:
 
     def node_distances(self, sources: ArrayLike) -> NDArray[np.float64]:
         """Road distance (metres) from the nearest of `sources` (node indices) to every node."""
-        from scipy.sparse.csgraph import dijkstra  # on first use: see _flood
-
         indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
-        return np.asarray(dijkstra(self.matrix, directed=False, indices=indices, min_only=True))
+        return np.asarray(self.node_dist[indices].min(axis=0))
 
     def _flood(self, cities: Sequence[str] | None) -> _Flood:
         key = self.cities if cities is None else tuple(sorted(set(cities)))
@@ -752,19 +782,13 @@ class RoadRouter:
                     field="cities",
                     value=unknown or list(key),
                 )
-            # csgraph (and the scipy.sparse.linalg it loads) is imported on the first route, so
-            # that a query with none (`refuge where`) starts without it
-            from scipy.sparse.csgraph import dijkstra
-
+            # a multi-source Dijkstra from the gates, read off the all-pairs tables: each node's
+            # nearest gate (the first of equals), its distance and its predecessor from there
             gates = np.flatnonzero(np.isin(self.node_gate, key))
-            dist, pred, src = dijkstra(
-                self.matrix,
-                directed=False,
-                indices=gates,
-                min_only=True,
-                return_predecessors=True,
-            )
-            city = np.where(src >= 0, self.node_gate[np.maximum(src, 0)], "")
+            nodes = np.arange(len(self.node_ids))
+            nearest = gates[np.argmin(self.node_dist[gates], axis=0)]
+            dist, pred = self.node_dist[nearest, nodes], self.node_pred[nearest, nodes]
+            city = np.where(np.isfinite(dist), self.node_gate[nearest], "")
             self._floods[key] = _Flood(dist, pred, city)
         return self._floods[key]
 

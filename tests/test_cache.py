@@ -29,6 +29,7 @@ from geo import (
 )
 from geo import _cache as cache
 from geo.designation import designate_three_more
+from geo.roads import RoadRouter
 
 THREE_MORE = (
     AddedCity("dibon", "Dibon", 35.7766, 31.5022),
@@ -85,8 +86,9 @@ def assert_same_network(cached: RefugeNetwork, fresh: RefugeNetwork) -> None:
     """Every attribute the same, and every table, geometry and the graph equal."""
     # (not their pickles byte for byte: pandas caches a dtype's numpy dtype on first use, which
     # a pickle then holds, so two equal networks pickle alike only with the same history)
-    compared = {*TABLES, "roads", "designation", "options", "crs", "data_dir", "_asylum"}
-    left = {"_designated_at"}  # made from the cities (the router and layers: on first use)
+    compared = {*TABLES, "roads", "designation", "options", "crs", "data_dir", "_asylum", "_router"}
+    left = {"_designated_at"}  # made from the cities (the layers: on first use)
+    cached.roads  # noqa: B018 (the graph of a loaded network: unpickled when asked for)
     assert cached.__dict__.keys() == fresh.__dict__.keys() == compared | left
     for name in TABLES:
         mine, theirs = getattr(cached, name), getattr(fresh, name)
@@ -116,7 +118,17 @@ def assert_same_network(cached: RefugeNetwork, fresh: RefugeNetwork) -> None:
         mine, theirs = getattr(cached.asylum, name), getattr(fresh.asylum, name)
         assert np.array_equal(mine, theirs), name
     assert shapely.is_prepared(cached.asylum.zones).all()
-    assert cached._router is None and cached._layers is None
+    assert_same_router(cached.router, fresh.router)
+    assert cached._layers is None
+
+
+def assert_same_router(cached: RoadRouter, fresh: RoadRouter) -> None:
+    """Every table of the router equal, and its adjacency (a loaded one makes it again)."""
+    arrays = ("node_ids", "node_x", "node_y", "node_gate", "node_waypoint", "edge_u", "edge_v")
+    for name in (*arrays, "edge_length_m", "node_dist", "node_pred"):
+        np.testing.assert_array_equal(getattr(cached, name), getattr(fresh, name), err_msg=name)
+    assert shapely.equals_exact(cached.edge_geometries, fresh.edge_geometries, tolerance=0).all()
+    assert (cached.matrix != fresh.matrix).nnz == 0
 
 
 def test_a_cached_network_is_the_fresh_one(folder, monkeypatch):
@@ -346,6 +358,10 @@ def test_a_second_process_loads_the_entry(folder):
         "geo.network._build = refuse\n"
         "network = geo.load_network()\n"
         "assert 'pyogrio' not in sys.modules, 'a file was read'\n"
+        "network.router.distance_to_gates([-38000.0], [11000.0], ['hebron'])\n"
+        "network.router.route(-38000.0, 11000.0, 'hebron')\n"
+        "heavy = [m for m in ('networkx', 'scipy') if m in sys.modules]\n"
+        "assert not heavy, f'{heavy}: what a loaded network and its router need not load'\n"
         "sys.stdout.buffer.write(pickle.dumps(network))\n"
     )
     done = subprocess.run(

@@ -61,6 +61,23 @@ def test_a_run_loads_no_progress_bar_nor_what_other_commands_need(tmp_path: Path
     assert (tmp_path / "run" / "summary.json").is_file()  # the run did run
 
 
+def test_a_query_or_a_run_on_a_cached_network_loads_no_graph_library(tmp_path: Path) -> None:
+    # a cached network carries its router's all-pairs tables and its road graph as bytes
+    # (`RefugeNetwork.__getstate__`): networkx and scipy.sparse (0.1 s and 0.12 s of start-up)
+    # are loaded only to build a network, or by the few that ask for its graph
+    def command(*args: str) -> str:
+        return (
+            f"from refuge_map.cli import main\ntry: main({list(args)!r})\nexcept SystemExit: pass"
+        )
+
+    where = command("where", "35.2", "32.2")
+    runs = [command("run", str(TINY), "--out", str(tmp_path / f"run{i}")) for i in (1, 2)]
+    for first, again in ((where, where), tuple(runs)):
+        _loaded_after(f"exec({first!r})")  # builds the network (or finds it cached)
+        assert _loaded_after(f"exec({again!r})", ("networkx", "scipy.sparse")) == []
+    assert (tmp_path / "run2" / "summary.json").is_file()
+
+
 def test_what_a_run_imports_before_it_flies_leaves_scipy_special_for_the_end() -> None:
     # the modules `refuge run` imports when it starts (`sim_commands.run_command`): scipy.special
     # (the replications' Student's t) is loaded only once the runs are done, not on the

@@ -256,6 +256,28 @@ def test_node_distances_from_a_node(router: RoadRouter) -> None:
     assert router.matrix.shape == (len(router.node_x),) * 2
 
 
+@pytest.mark.parametrize("options", [{}, {"refuges": "levitical"}, {"roads_period": "iron_age"}])
+def test_the_floods_read_off_the_all_pairs_tables_are_scipys_own(options: dict[str, str]) -> None:
+    # each set of cities' flood is read off the tables made once (`RoadRouter.node_dist`): the
+    # same distances, nearest gates and predecessors as a multi-source pass of scipy's own
+    from scipy.sparse.csgraph import dijkstra
+
+    router = load_network(**options).router
+    cities = router.cities
+    rng = np.random.default_rng(4)
+    subsets = [cities[:1], cities[-1:], cities, *(rng.permutation(cities)[:k] for k in (2, 3, 5))]
+    for subset in subsets:
+        flood = router._flood(list(subset))
+        gates = np.flatnonzero(np.isin(router.node_gate, subset))
+        dist, pred, src = dijkstra(
+            router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
+        )
+        np.testing.assert_array_equal(flood.dist, dist)
+        np.testing.assert_array_equal(flood.pred, pred)
+        np.testing.assert_array_equal(flood.city, np.where(src >= 0, router.node_gate[src], ""))
+        np.testing.assert_array_equal(router.node_distances(gates), dist)
+
+
 def test_unreachable_position_is_inf() -> None:
     roads = _roads([("a", [(0, 0), (10000, 0)]), ("z", [(50000, 0), (60000, 0)])])
     zones = _zones({"east": (10000, 0)})

@@ -68,7 +68,7 @@ def candidate_sites(network: RefugeNetwork, *, road_nodes: bool = True) -> gpd.G
     ]
     if road_nodes:
         router = network.router
-        waypoint = np.array([network.roads.nodes[n]["waypoint"] for n in router.node_ids.tolist()])
+        waypoint = router.node_waypoint
         named = waypoint != ""
         frames.append(
             pd.DataFrame(

@@ -3,10 +3,10 @@
 A position on the road is ``(edge, s)``: an edge index of `geo.roads.RoadRouter` and the
 distance `s` (metres) from the edge's first node. Targets are road positions too, so the same
 walk serves a fugitive running for a city, an avenger going to a gate, and an avenger chasing a
-fugitive who moves. All-pairs shortest distances and next hops (scipy's csgraph, one pass at
-build time; the graph has a few dozen nodes) make each choice at a node an array lookup. The
-walk and the interpolation are compiled loops over the walkers (`_compiled`, numba), imported
-when first used.
+fugitive who moves. All-pairs shortest distances and next hops (the router's, from one pass of
+scipy's csgraph when the network was built; the graph has a few dozen nodes) make each choice at
+a node an array lookup. The walk and the interpolation are compiled loops over the walkers
+(`_compiled`, numba), imported when first used.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import shapely
 from numpy.typing import NDArray
-from scipy.sparse.csgraph import dijkstra
 
 from geo.arrays import Floats, Ints
 from geo.roads import RoadRouter
@@ -93,7 +92,7 @@ class RoadGraph:
         """Flatten a `RoadRouter`'s graph."""
         n = len(router.node_ids)
         length = np.asarray(router.edge_length_m, dtype=np.float64)
-        dist, pred = dijkstra(router.matrix, directed=False, return_predecessors=True)
+        dist, pred = router.node_dist.copy(), router.node_pred  # the router's stay its own
         edge_of = np.full((n, n), -1, dtype=np.intp)
         for edge in np.argsort(length)[::-1]:  # shortest of parallel edges written last
             u, v = router.edge_u[edge], router.edge_v[edge]

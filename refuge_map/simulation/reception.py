@@ -113,12 +113,12 @@ def city_goals(world: World) -> tuple[Ints, Floats]:
     edge, s
         Edge indices of `World.graph` and metres along them, one per city.
     """
-    graph, router, roads = world.graph, world.network.router, world.network.roads
+    graph, router = world.graph, world.network.router
     k = len(world.city_ids)
     edge, s = np.full(k, -1, dtype=np.intp), np.zeros(k)
     index = {city: i for i, city in enumerate(world.city_ids)}
-    for i, node in enumerate(router.node_ids.tolist()):
-        at = index.get(roads.nodes[node]["waypoint"])
+    for i, waypoint in enumerate(router.node_waypoint.tolist()):
+        at = index.get(waypoint)
         if at is not None:
             edge[at], s[at] = graph.node_edge[i], graph.node_s[i]
     middles = shapely.line_interpolate_point(router.edge_geometries, 0.5, normalized=True)
