@@ -104,6 +104,15 @@ def test_kill_9_of_a_sweep_then_resume_leaves_no_temporary_file(
     assert _temporaries(out) == []
 
 
+def _scheduler_address(scheduler_file: Path) -> str | None:
+    """The address in a scheduler file, None until the scheduler has written it whole (dask
+    writes it in place: a reader may find it there but empty, or half written)."""
+    try:
+        return str(json.loads(scheduler_file.read_text())["address"])
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 def _start(args: list[str | Path], cwd: Path, log: Path) -> subprocess.Popen[bytes]:
     cwd.mkdir(parents=True, exist_ok=True)
     with log.open("w") as stream:
@@ -140,8 +149,8 @@ def real_cluster(tmp_path: Path) -> Iterator[tuple[str, list[subprocess.Popen[by
     )
     workers: list[subprocess.Popen[bytes]] = []
     try:
-        _wait_for(scheduler_file.exists, 60)
-        address = json.loads(scheduler_file.read_text())["address"]
+        _wait_for(lambda: _scheduler_address(scheduler_file) is not None, 60)
+        address = str(_scheduler_address(scheduler_file))
         for i in (1, 2):
             workers.append(
                 _start(
