@@ -88,7 +88,8 @@ def assert_same_network(cached: RefugeNetwork, fresh: RefugeNetwork) -> None:
     # a pickle then holds, so two equal networks pickle alike only with the same history)
     compared = {*TABLES, "roads", "designation", "options", "crs", "data_dir", "_asylum", "_router"}
     left = {"_designated_at"}  # made from the cities (the layers: on first use)
-    cached.roads  # noqa: B018 (the graph of a loaded network: unpickled when asked for)
+    for network in (cached, fresh):  # either may be loaded: its graph unpickled when asked for
+        assert network.roads.number_of_nodes() == len(network.router.node_ids)
     assert cached.__dict__.keys() == fresh.__dict__.keys() == compared | left
     for name in TABLES:
         mine, theirs = getattr(cached, name), getattr(fresh, name)
