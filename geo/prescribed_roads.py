@@ -124,8 +124,8 @@ def signposts(
 ) -> pd.DataFrame:
     """A "miklat" sign at every junction on a way to a city, pointing along a shortest way.
 
-    One multi-source Dijkstra pass (`scipy.sparse.csgraph.dijkstra`) from the gates of
-    `cities` gives every node its road distance to the nearest gate and the next node on a
+    The gates of `cities` flooded (`geo.roads.RoadRouter.flood`: a multi-source Dijkstra
+    pass) give every node its road distance to the nearest gate and the next node on a
     shortest way there; the sign at a junction (a node with three or more neighbours) points
     along the road to that next node.
 
@@ -151,17 +151,13 @@ def signposts(
     ParameterError
         If no node is a gate of `cities`.
     """
-    from scipy.sparse.csgraph import dijkstra  # on first use: no run nor query needs it
-
     targets = router.cities if cities is None else tuple(cities)
-    gates = np.flatnonzero(np.isin(router.node_gate, targets))
-    if not gates.size:
+    gated = [city for city in targets if city in router.cities]  # a city without gates: none
+    if not gated:
         raise ParameterError("no gates for these cities", field="cities", value=list(targets))
-    dist, pred, src = dijkstra(
-        router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
-    )
-    degree = np.diff(router.matrix.tocsr().indptr)
-    junction = (degree >= 3) & np.isfinite(dist) & (pred >= 0)
+    flood = router.flood(gated)
+    dist, pred = flood.dist, flood.pred
+    junction = (_degrees(router) >= 3) & np.isfinite(dist) & (pred >= 0)
     if skip is not None:
         junction &= ~np.asarray(skip, dtype=bool)
     node = np.flatnonzero(junction)
@@ -171,7 +167,7 @@ def signposts(
         {
             "node": node,
             "toward": toward,
-            "city": router.node_gate[src[node]],
+            "city": flood.city[node],
             "dist_m": dist[node],
             "bearing_deg": bearing,
             "compass": _COMPASS[np.round(bearing / 45.0).astype(int) % 8],
@@ -181,6 +177,13 @@ def signposts(
             "y": router.node_y[node],
         }
     )
+
+
+def _degrees(router: RoadRouter) -> NDArray[np.intp]:
+    """How many other nodes each node's edges reach (parallel edges and loops not counted)."""
+    ends = np.sort(np.column_stack([router.edge_u, router.edge_v]), axis=1)
+    pairs = np.unique(ends[ends[:, 0] != ends[:, 1]], axis=0)
+    return np.bincount(pairs.ravel(), minlength=len(router.node_ids))
 
 
 def _bearings(

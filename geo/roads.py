@@ -452,8 +452,18 @@ class Way:
 
 
 @dataclass(frozen=True)
-class _Flood:
-    """The gates of a set of cities flooded: a multi-source Dijkstra pass from them."""
+class Flood:
+    """The gates of a set of cities flooded: a multi-source Dijkstra pass from them.
+
+    Attributes
+    ----------
+    dist
+        Road distance (metres) from each node to its nearest gate (inf where none is reached).
+    pred
+        The node before each node on its way from that gate (-9999 at a gate or unreached).
+    city
+        The city of that gate ("" where none is reached).
+    """
 
     dist: NDArray[np.float64]
     pred: NDArray[np.int32]
@@ -690,7 +700,7 @@ class RoadRouter:
         self._tree = shapely.STRtree(self.edge_geometries)
         self._segments = _Segments.of(self.edge_geometries)
         self._edge_of_pair = self._shortest_edge_of_pair()
-        self._floods: dict[tuple[str, ...], _Flood] = {}
+        self._floods: dict[tuple[str, ...], Flood] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         """The router's attributes without `matrix` (a scipy object: loading it would import
@@ -772,7 +782,14 @@ class RoadRouter:
         indices = np.atleast_1d(np.asarray(sources, dtype=np.intp))
         return np.asarray(self.node_dist[indices].min(axis=0))
 
-    def _flood(self, cities: Sequence[str] | None) -> _Flood:
+    def flood(self, cities: Sequence[str] | None = None) -> Flood:
+        """Every node's nearest gate among those of `cities` (default all), cached per set.
+
+        Raises
+        ------
+        ParameterError
+            If a city has no gate in the graph, or `cities` is empty.
+        """
         key = self.cities if cities is None else tuple(sorted(set(cities)))
         if key not in self._floods:
             unknown = sorted(set(key) - set(self.cities))
@@ -789,11 +806,13 @@ class RoadRouter:
             nearest = gates[np.argmin(self.node_dist[gates], axis=0)]
             dist, pred = self.node_dist[nearest, nodes], self.node_pred[nearest, nodes]
             city = np.where(np.isfinite(dist), self.node_gate[nearest], "")
-            self._floods[key] = _Flood(dist, pred, city)
+            for table in (dist, pred, city):
+                table.flags.writeable = False  # cached: every caller reads the same arrays
+            self._floods[key] = Flood(dist, pred, city)
         return self._floods[key]
 
     def _nearest_end(
-        self, snap: Snap, flood: _Flood
+        self, snap: Snap, flood: Flood
     ) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
         """For each snapped position, the edge end to walk to and the road distance via it."""
         via_u = snap.along_m + flood.dist[snap.u]
@@ -813,7 +832,7 @@ class RoadRouter:
     def _to_gates(
         self, x: ArrayLike, y: ArrayLike, cities: Sequence[str] | None
     ) -> tuple[Snap, NDArray[np.float64], NDArray[np.str_]]:
-        flood = self._flood(cities)
+        flood = self.flood(cities)
         snap = self.snap(x, y)
         end, road = self._nearest_end(snap, flood)
         return snap, road, flood.city[end]
@@ -855,7 +874,7 @@ class RoadRouter:
         QueryError
             If the position is not finite or no gate of `city` can be reached from it.
         """
-        flood = self._flood([city])
+        flood = self.flood([city])
         snap = self.snap(x, y)
         end_arr, road = self._nearest_end(snap, flood)
         end = int(end_arr[0])

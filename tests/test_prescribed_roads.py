@@ -33,6 +33,12 @@ def road_graphs(draw):
     for u, v in sorted(pairs):
         line = LineString([coords[u], coords[v]])
         graph.add_edge(u, v, geometry=line, length_m=line.length)
+    # a few parallel roads, each bent through a point beside the straight one (longer)
+    for u, v in draw(st.lists(st.sampled_from(sorted(pairs)), max_size=3, unique=True)):
+        (x0, y0), (x1, y1) = coords[u], coords[v]
+        bend = ((x0 + x1) / 2 + (y1 - y0) / 4 + 1, (y0 + y1) / 2 - (x1 - x0) / 4 + 1)
+        line = LineString([coords[u], bend, coords[v]])
+        graph.add_edge(u, v, geometry=line, length_m=line.length)
     gates = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3, unique=True))
     for k, node in enumerate(gates):
         graph.nodes[node]["gate"] = f"city{k % 2}"

@@ -267,7 +267,7 @@ def test_the_floods_read_off_the_all_pairs_tables_are_scipys_own(options: dict[s
     rng = np.random.default_rng(4)
     subsets = [cities[:1], cities[-1:], cities, *(rng.permutation(cities)[:k] for k in (2, 3, 5))]
     for subset in subsets:
-        flood = router._flood(list(subset))
+        flood = router.flood(list(subset))
         gates = np.flatnonzero(np.isin(router.node_gate, subset))
         dist, pred, src = dijkstra(
             router.matrix, directed=False, indices=gates, min_only=True, return_predecessors=True
