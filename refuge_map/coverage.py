@@ -6,8 +6,8 @@ default 500 m cells give about 118,000 cells), this module computes
 
 * the way to the nearest protecting asylum: the off-road leg from the cell's centre to the
   nearest road, then the roads to the nearest gate, from ONE multi-source Dijkstra pass over the
-  road graph (scipy's csgraph, from every gate at once, as ORBIS "floods" its network) and one
-  vectorized snap of all cells;
+  road graph (from every gate at once, as ORBIS "floods" its network: `geo.roads.RoadRouter.flood`,
+  read off the router's all-pairs tables) and one vectorized snap of all cells;
 * the fugitive's expected travel time, off-road leg at his off-road speed, roads at his road
   speed;
 * the probability that he reaches asylum before the avenger overtakes him.
