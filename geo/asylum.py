@@ -124,12 +124,12 @@ class Asylum:
         (Makkot 10a, Abaye: the 42 protect only one who entered them intending refuge).
         """
         x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+        intends = np.asarray(intends_refuge, dtype=bool)
+        if intends.shape != x.shape:  # one intent for all (broadcasting costs ~20 us)
+            intends = np.broadcast_to(intends, x.shape)
+        intends = intends.ravel()
         if self._rings is not None:  # compiled (`compile`): GEOS only near a boundary
             zone = np.empty(x.size, dtype=np.intp)
-            intends = np.asarray(intends_refuge, dtype=bool)
-            if intends.shape != x.shape:  # one intent for all (broadcasting costs ~20 us)
-                intends = np.broadcast_to(intends, x.shape)
-            intends = intends.ravel()
             if self._kernels.zone_of(
                 np.ascontiguousarray(x.ravel()),
                 np.ascontiguousarray(y.ravel()),
@@ -141,37 +141,37 @@ class Asylum:
                 zone,
             ):
                 return zone.reshape(x.shape)
-        held = self._holds(x.ravel(), y.ravel())
-        if self.needs_intent.any():
-            intends = np.asarray(intends_refuge, dtype=bool)
-            held[:, self.needs_intent] &= intends.reshape(-1, 1) if intends.ndim else intends
-        # where zones overlap, the last of `_order` holding a position decides
-        ordered = held[:, self._order]
-        if ordered.shape[1] == 0:
-            return np.full(x.shape, -1, dtype=np.intp)
-        last = self._order[ordered.shape[1] - 1 - np.argmax(ordered[:, ::-1], axis=1)]
-        return np.where(ordered.any(axis=1), last, -1).reshape(x.shape)
+        xs, ys = x.ravel(), y.ravel()
+        held = self._holds(xs, ys) if self._rings is not None else None
+        zone = np.full(xs.size, -1, dtype=np.intp)
+        # where zones overlap, the last of `_order` holding a position decides: each zone, in
+        # that order, takes the positions it holds
+        for z in self._order.tolist():
+            rows = np.flatnonzero(held[:, z]) if held is not None else self._held_by(z, xs, ys)
+            if self.needs_intent[z]:
+                rows = rows[intends[rows]]
+            zone[rows] = z
+        return zone.reshape(x.shape)
+
+    def _held_by(self, z: int, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.intp]:
+        """The positions zone `z` contains, by GEOS, asked only of those within its bounding
+        box (the zones not compiled)."""
+        left, bottom, right, top = self._zone_bounds[z]
+        near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
+        return near[shapely.contains_xy(self.zones[z], x[near], y[near])]
 
     def _holds(self, x: NDArray[np.float64], y: NDArray[np.float64]) -> NDArray[np.bool_]:
         """Whether each zone contains each position (positions x zones): by the compiled test
-        (`compile`) where it can tell, else by GEOS, each zone asked only of the positions
-        within its bounding box."""
-        if self._rings is not None:
-            verdict = np.empty((len(x), len(self.zones)), dtype=np.int8)
-            x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-            unsure = self._kernels.inside(x, y, self._zone_bounds, self._rings, verdict)
-            held = verdict == self._kernels.IN
-            if not unsure:
-                return held
-            for i in np.flatnonzero((verdict == self._kernels.UNSURE).any(axis=0)):
-                near = np.flatnonzero(verdict[:, i] == self._kernels.UNSURE)
-                held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
+        (`compile`) where it can tell, else by GEOS."""
+        verdict = np.empty((len(x), len(self.zones)), dtype=np.int8)
+        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+        unsure = self._kernels.inside(x, y, self._zone_bounds, self._rings, verdict)
+        held = verdict == self._kernels.IN
+        if not unsure:
             return held
-        held = np.zeros((len(x), len(self.zones)), dtype=bool)
-        for z, (left, bottom, right, top) in enumerate(self._zone_bounds):
-            near = np.flatnonzero((x >= left) & (x <= right) & (y >= bottom) & (y <= top))
-            if near.size:
-                held[near, z] = shapely.contains_xy(self.zones[z], x[near], y[near])
+        for i in np.flatnonzero((verdict == self._kernels.UNSURE).any(axis=0)):
+            near = np.flatnonzero(verdict[:, i] == self._kernels.UNSURE)
+            held[near, i] = shapely.contains_xy(self.zones[i], x[near], y[near])
         return held
 
     def clearance_where(

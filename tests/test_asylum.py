@@ -205,6 +205,13 @@ def test_the_compiled_test_agrees_with_geos_on_holes_parts_and_overlaps(x, y, ho
     px, py = np.array([x, round(x), x]), np.array([y, round(y), 0.0])  # some on an edge
     expected = slow.zone_of(px, py, intends_refuge=intends)
     np.testing.assert_array_equal(fast.zone_of(px, py, intends_refuge=intends), expected)
+    # the rule itself: of the zones holding a point (one that needs intent only if he intends),
+    # one of the six before a Levitical one, and of those the last
+    for point, zone in zip(shapely.points(px, py), expected, strict=True):
+        holding = [
+            z for z in range(3) if zones[z].contains(point) and (intends or not needs_intent[z])
+        ]
+        assert zone == max(holding, key=lambda z: (not needs_intent[z], z), default=-1)
     true = shapely.distance(shapely.points(px, py)[:, None], zones[None, :]).min(axis=1)
     clearance = fast.clearance(px, py)
     assert np.all(clearance <= true + 1e-9)
