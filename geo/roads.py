@@ -704,8 +704,13 @@ class RoadRouter:
 
     def __getstate__(self) -> dict[str, Any]:
         """The router's attributes without `matrix` (a scipy object: loading it would import
-        scipy, which no cached query needs)."""
-        return {name: value for name, value in self.__dict__.items() if name != "matrix"}
+        scipy, which no cached query needs) and without its floods (read off the tables again
+        when asked for, their arrays read-only as made)."""
+        left = ("matrix", "_floods")
+        return {name: value for name, value in self.__dict__.items() if name not in left}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, _floods={})
 
     def _shortest_edge_of_pair(self) -> dict[tuple[int, int], int]:
         best: dict[tuple[int, int], int] = {}

@@ -130,6 +130,9 @@ def assert_same_router(cached: RoadRouter, fresh: RoadRouter) -> None:
         np.testing.assert_array_equal(getattr(cached, name), getattr(fresh, name), err_msg=name)
     assert shapely.equals_exact(cached.edge_geometries, fresh.edge_geometries, tolerance=0).all()
     assert (cached.matrix != fresh.matrix).nnz == 0
+    flood = cached.flood()
+    np.testing.assert_array_equal(flood.dist, fresh.flood().dist)
+    assert not flood.dist.flags.writeable  # the cached flood's arrays are every caller's
 
 
 def test_a_cached_network_is_the_fresh_one(folder, monkeypatch):
