@@ -48,6 +48,9 @@ class Interrupted(BaseException):
 UNWINDING_S = 3.0
 #: When the first of the `STOPPING` signals came (`time.monotonic`; `stop_on_signals`).
 _first_at = 0.0
+#: How soon a signal that came while a finalizer ran comes again (seconds; `_again`): the
+#: finalizers seen (llvmlite's, disposing of what numba loaded) return in microseconds.
+AGAIN_S = 0.005
 
 
 def stop_on_signals(*, then: Disposition | None = None) -> None:
@@ -71,6 +74,9 @@ def stop_on_signals(*, then: Disposition | None = None) -> None:
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         global _first_at
+        if _in_finalizer(frame):
+            _again(signum)
+            return
         _first_at = time.monotonic()
         for stopping in STOPPING:
             signal.signal(stopping, later)
@@ -78,6 +84,30 @@ def stop_on_signals(*, then: Disposition | None = None) -> None:
 
     for signum in STOPPING:
         signal.signal(signum, interrupt)
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether the signal came while a ``__del__`` ran: CPython prints what a finalizer raises
+    ("Exception ignored in: ...") and goes on, so an `Interrupted` raised there would be lost
+    (a Ctrl-C to a run loading numba's kernels printed llvmlite's traceback, and the run went
+    on to the end, exit 0)."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _again(signum: int) -> None:
+    """Have `signum` come again in `AGAIN_S`, once the finalizer it came in has returned (by
+    SIGALRM, whose handler raises it: no thread, which a fork would not carry)."""
+
+    def again(alarm: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.raise_signal(signum)
+
+    signal.signal(signal.SIGALRM, again)
+    signal.setitimer(signal.ITIMER_REAL, AGAIN_S)
 
 
 def insisting(signum: int, frame: FrameType | None) -> None:

@@ -91,6 +91,34 @@ def test_a_process_told_to_stop_twice_at_once_unwinds_quietly(then: str) -> None
     assert (told.returncode, told.stdout, told.stderr) == (0, "interrupted 1000\n", "")
 
 
+#: A command's handlers, stopped by a signal that comes while a finalizer runs (as llvmlite's
+#: run while numba loads a run's kernels), then working on for two seconds.
+IN_A_FINALIZER = """\
+import os, signal, time
+from refuge_map import _signals
+_signals.stop_on_signals()
+class Finalized:
+    def __del__(self):
+        os.kill(os.getpid(), signal.SIGINT)  # its handler runs here, in the finalizer
+        sum(range(1000))
+try:
+    Finalized()  # dropped at once: its finalizer runs now
+    for _ in range(200):
+        time.sleep(0.01)
+    print("went on")
+except _signals.Interrupted as stop:
+    print(stop)
+"""
+
+
+@posix
+def test_a_signal_that_comes_in_a_finalizer_stops_the_command_once_it_has_returned() -> None:
+    # raised in the finalizer, `Interrupted` was printed as "Exception ignored in" and lost:
+    # the command went on to the end (a run's Ctrl-C, exit 0, once in a clean-clone CI)
+    told = subprocess.run([sys.executable, "-c", IN_A_FINALIZER], capture_output=True, text=True)
+    assert (told.returncode, told.stdout, told.stderr) == (0, "interrupted\n", "")
+
+
 #: A command's handlers (the console script's), stopped by a first signal, then given a
 #: second one at once, and a third one once it has been unwinding for `UNWINDING_S`.
 INSISTED = """\
