@@ -157,7 +157,7 @@ def signposts(
         raise ParameterError("no gates for these cities", field="cities", value=list(targets))
     flood = router.flood(gated)
     dist, pred = flood.dist, flood.pred
-    junction = (_degrees(router) >= 3) & np.isfinite(dist) & (pred >= 0)
+    junction = (router.node_degree >= 3) & np.isfinite(dist) & (pred >= 0)
     if skip is not None:
         junction &= ~np.asarray(skip, dtype=bool)
     node = np.flatnonzero(junction)
@@ -177,13 +177,6 @@ def signposts(
             "y": router.node_y[node],
         }
     )
-
-
-def _degrees(router: RoadRouter) -> NDArray[np.intp]:
-    """How many other nodes each node's edges reach (parallel edges and loops not counted)."""
-    ends = np.sort(np.column_stack([router.edge_u, router.edge_v]), axis=1)
-    pairs = np.unique(ends[ends[:, 0] != ends[:, 1]], axis=0)
-    return np.bincount(pairs.ravel(), minlength=len(router.node_ids))
 
 
 def _bearings(

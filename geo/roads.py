@@ -672,6 +672,8 @@ class RoadRouter:
         The road file's end point id of each node (`build_road_graph`'s ``waypoint``).
     matrix
         Symmetric CSR matrix of the shortest edge length between each pair of adjacent nodes.
+    node_degree
+        How many other nodes each node's edges reach (parallel edges and loops not counted).
     node_dist, node_pred
         All-pairs shortest road distances (metres) between the nodes, and ``node_pred[a, b]``
         the node before `b` on a shortest path from `a` (-9999 where none), from one
@@ -720,11 +722,9 @@ class RoadRouter:
         return best
 
     @cached_property
-    def matrix(self) -> csr_array:
-        """Symmetric CSR matrix of the shortest edge length between adjacent nodes."""
-        from scipy.sparse import coo_array  # on first use: see the class's docstring
-
-        n = len(self.node_ids)
+    def _adjacent(self) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]]:
+        """Each ordered pair of adjacent nodes, both ways (loops left out), and the length of
+        the shortest of the edges joining them: the entries of `matrix`."""
         loop = self.edge_u == self.edge_v
         rows = np.concatenate([self.edge_u[~loop], self.edge_v[~loop]])
         cols = np.concatenate([self.edge_v[~loop], self.edge_u[~loop]])
@@ -733,7 +733,21 @@ class RoadRouter:
         order = np.lexsort((-length, cols, rows))
         rows, cols, length = rows[order], cols[order], length[order]
         last = np.r_[(rows[1:] != rows[:-1]) | (cols[1:] != cols[:-1]), True]
-        return coo_array((length[last], (rows[last], cols[last])), shape=(n, n)).tocsr()
+        return rows[last], cols[last], length[last]
+
+    @cached_property
+    def matrix(self) -> csr_array:
+        """Symmetric CSR matrix of the shortest edge length between adjacent nodes."""
+        from scipy.sparse import coo_array  # on first use: see the class's docstring
+
+        rows, cols, length = self._adjacent
+        n = len(self.node_ids)
+        return coo_array((length, (rows, cols)), shape=(n, n)).tocsr()
+
+    @property
+    def node_degree(self) -> NDArray[np.intp]:
+        """How many other nodes each node's edges reach (parallel edges and loops not counted)."""
+        return np.bincount(self._adjacent[0], minlength=len(self.node_ids))
 
     def _all_pairs(self) -> tuple[NDArray[np.float64], NDArray[np.int32]]:
         from scipy.sparse.csgraph import dijkstra  # once, when the router is made
