@@ -390,8 +390,13 @@ def aside(
     KeyboardInterrupt, SystemExit) stops the child at once. Either way none is left running,
     nor its file half-written, after the command.
     """
-    pending = Aside(work, prepare=prepare, spare=spare, later=later)
+    pending = Aside(work, prepare=prepare, spare=spare, later=True)
     try:
+        # Forked within the ``try``: a signal held through the fork is delivered as the
+        # child is recorded (`Aside._start`), and is then the block's to stop it with. Forked
+        # before it, the child was left working, orphaned (a deaf one for 600 s, in a CI run).
+        if not later:
+            pending.start()
         yield pending
     except Exception:
         pending._collect()

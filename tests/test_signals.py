@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -410,7 +411,9 @@ def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
 
 #: Two children at work aside (`_aside.aside`), both deaf to being told to stop (they say
 #: "TOLD pid" and work on), and the process that says when it kills one ("KILL pid").
-DEAF_TWINS = """\
+#: A command whose children are deaf to SIGTERM: each says that it was told and that it works
+#: (on the pipe `ready` too), then sleeps on; the command says each one it kills.
+DEAF = """\
 import os, signal, sys, time
 from refuge_map import _aside, _signals
 def say(word, pid):  # in one write: the children and this process say it on one pipe
@@ -421,40 +424,97 @@ def killing(pid, signum):
         say("KILL", pid)
     kill(pid, signum)
 os.kill = killing
+ready, working = os.pipe()
 def deaf():
     signal.signal(signal.SIGTERM, lambda *_: say("TOLD", os.getpid()))
     say("WORKING", os.getpid())
+    os.write(working, b"1")
     time.sleep(600)
 _signals.stop_on_signals()
+"""
+
+DEAF_TWINS = (
+    DEAF
+    + """\
 try:
     with _aside.aside(deaf, spare=True) as first, _aside.aside(deaf, spare=True) as second:
         time.sleep(600)
 except _signals.Interrupted as stop:
     say(stop, os.getpid())
 """
+)
+
+#: A Ctrl-C that comes while the child is forked (held, it is delivered as the fork is
+#: recorded), before the block of its `aside` has begun.
+DEAF_AND_INTERRUPTED_AT_ITS_FORK = (
+    DEAF
+    + """\
+fork = os.fork
+def forked():
+    pid = fork()
+    if pid:  # once the child works (deaf by then): the Ctrl-C is held until it is recorded
+        os.read(ready, 1)
+        os.kill(os.getpid(), signal.SIGINT)
+    return pid
+os.fork = forked
+try:
+    with _aside.aside(deaf, spare=True):
+        time.sleep(600)
+except _signals.Interrupted as stop:
+    say(stop, os.getpid())
+"""
+)
 
 
-@posix
-def test_an_interrupted_command_tells_all_its_children_to_stop_before_it_kills_one() -> None:
+def said_by(script: str, *, children: int) -> tuple[set[int], list[tuple[str, ...]]]:
+    """Run `script`, wait for its `children` to work, interrupt it unless it was at once
+    (Ctrl-C: SIGINT), and read what it and its children said (words and process ids) until
+    the last of them has left; whatever is left after a minute is killed (the test fails)."""
     with subprocess.Popen(
-        [sys.executable, "-c", DEAF_TWINS],
+        [sys.executable, "-c", script],
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # a process group of its own, to be killed whole if need be
     ) as command:
         assert command.stderr is not None
+        stderr, said = command.stderr, []
+        reader = threading.Thread(target=lambda: said.extend(stderr.read().split("\n")))
         try:
-            working = [command.stderr.readline() for _ in range(2)]
+            working = [stderr.readline() for _ in range(children)]
             assert all(line.startswith("WORKING") for line in working), working
-            command.send_signal(signal.SIGINT)
-            said = command.stderr.read().split("\n")
+            if command.poll() is None:
+                command.send_signal(signal.SIGINT)
+            reader.start()
+            reader.join(timeout=60)  # the pipe is held open by every process left
+            assert not reader.is_alive(), "a process still there a minute after the Ctrl-C"
             command.wait(timeout=60)
         finally:
-            if command.poll() is None:  # a test that failed: no process left behind by it
+            with suppress(ProcessLookupError):  # none left behind by a test that failed
                 os.killpg(command.pid, signal.SIGKILL)
-    children = {int(line.split()[1]) for line in working}
-    words = [tuple(line.split(" ")) for line in said if line]
+            if reader.is_alive():
+                reader.join()
+    return {int(line.split()[1]) for line in working}, [
+        tuple(line.split(" ")) for line in said if line
+    ]
+
+
+@posix
+def test_an_interrupted_command_tells_all_its_children_to_stop_before_it_kills_one() -> None:
+    children, words = said_by(DEAF_TWINS, children=2)
     killed = [int(pid) for word, pid in words if word == "KILL"]
     # each told before either is killed: both given their grace at once, not one after the other
     told = {int(pid) for word, pid in words[: words.index(("KILL", str(killed[0])))]}
     assert (told, set(killed), words[-1][0]) == (children, children, "interrupted")
+
+
+@posix
+def test_a_command_interrupted_as_it_forks_a_child_stops_that_child() -> None:
+    children, words = said_by(DEAF_AND_INTERRUPTED_AT_ITS_FORK, children=1)
+    (child,) = children
+    told = [("TOLD", str(child))] * words.count(("TOLD", str(child)))
+    assert (words[: len(told)], words[len(told) :][:1], words[-1][0]) == (
+        told,
+        [("KILL", str(child))],
+        "interrupted",
+    )
+    assert told and len(words) == len(told) + 2, words
