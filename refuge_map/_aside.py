@@ -393,8 +393,8 @@ def aside(
     pending = Aside(work, prepare=prepare, spare=spare, later=True)
     try:
         # Forked within the ``try``: a signal held through the fork is delivered as the
-        # child is recorded (`Aside._start`), and is then the block's to stop it with. Forked
-        # before it, the child was left working, orphaned (a deaf one for 600 s, in a CI run).
+        # child is recorded (`Aside._start`), and the block then stops it. Forked before
+        # it, that child was never stopped, and worked on, orphaned.
         if not later:
             pending.start()
         yield pending
