@@ -42,7 +42,7 @@ CACHE_ENV = "REFUGE_MAP_CACHE"
 KEEP = 32
 
 #: Bumped when an entry's layout or what the key covers changes.
-FORMAT = 2
+FORMAT = 3
 
 #: The libraries whose versions are in the key: everything that builds a network or its tables.
 LIBRARIES = (

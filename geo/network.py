@@ -188,19 +188,30 @@ class RefugeNetwork:
 
     def __getstate__(self) -> dict[str, Any]:
         """The network's attributes for pickling (the cache, a worker), its road graph as the
-        bytes of its own pickle: loading them needs no networkx until `roads` is asked for,
-        which a run or a query never does (they ask the `router`, pickled with them)."""
+        bytes of its own pickle, beside its node and edge frames (`graph_to_gdfs`): loading
+        them needs no networkx until `roads` is asked for, which a run, a query or the layers
+        of a map never do (they ask the `router` and the `road_frames`, pickled with them)."""
         state = dict(self.__dict__)
         if "roads" in state:
-            state["_pickled_roads"] = pickle.dumps(state.pop("roads"), pickle.HIGHEST_PROTOCOL)
+            roads = state.pop("roads")
+            state["_pickled_roads"] = pickle.dumps(roads, pickle.HIGHEST_PROTOCOL)
+            state["_road_frames"] = graph_to_gdfs(roads)
         return state
 
     def __getattr__(self, name: str) -> Any:
         # called only for an attribute not set: `roads` of a network loaded from a pickle
         if name != "roads" or "_pickled_roads" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self.__dict__.pop("_road_frames", None)  # the graph is the user's now, to change
         self.roads = pickle.loads(self.__dict__.pop("_pickled_roads"))
         return self.roads
+
+    def road_frames(self) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
+        """The road graph's node and edge frames (`graph_to_gdfs`), in the network's CRS:
+        those pickled with the network while its graph is unread (so that a map of a cached
+        network imports no networkx: 0.1-0.2 s), else made from it. Shared: not to be changed."""
+        frames: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame] | None = self.__dict__.get("_road_frames")
+        return graph_to_gdfs(self.roads) if frames is None else frames
 
     def _check_city(self, city: str) -> None:
         if city not in self.city_ids:
@@ -473,7 +484,8 @@ class RefugeNetwork:
     def bridges(self) -> gpd.GeoDataFrame:
         """Where the roads cross a river, each by a bridge (Rambam, Rotzeach 8:5): on the
         OpenStreetMap rivers where the data folder has them, else on Natural Earth's."""
-        return bridges(self.roads, self.hydrography if self.rivers is None else self.rivers)
+        edges = self.road_frames()[1]
+        return bridges(edges, self.hydrography if self.rivers is None else self.rivers)
 
     def layers(self) -> dict[str, gpd.GeoDataFrame]:
         """Every layer as a WGS84 GeoDataFrame, by layer name (for files and maps).
@@ -497,7 +509,7 @@ class RefugeNetwork:
         sites = gpd.GeoDataFrame(
             self.cities.drop(columns="geometry"), geometry="site", crs=self.crs
         ).rename_geometry("geometry")
-        nodes, edges = graph_to_gdfs(self.roads)
+        nodes, edges = self.road_frames()
         places = self.places.reset_index(drop=True)
         hydro = self.hydrography.reset_index(drop=True)
         lines = hydro.geom_type.isin(["LineString", "MultiLineString"])

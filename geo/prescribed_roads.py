@@ -86,34 +86,50 @@ def _crossings(lines: Sequence[shapely.Geometry], rivers: gpd.GeoDataFrame) -> N
     )
 
 
-def bridges(graph: nx.MultiGraph, hydrography: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
+def bridges(edges: gpd.GeoDataFrame, hydrography: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """Every bridge: a point where a road edge crosses a river (Rambam, Rotzeach 8:5).
+
+    Parameters
+    ----------
+    edges
+        The road graph's edges (`geo.roads.graph_to_gdfs`; `geo.network.RefugeNetwork.road_frames`).
+    hydrography
+        The rivers, among other water (only rivers are crossed).
 
     Returns
     -------
     geopandas.GeoDataFrame
         One row per crossing with the road's ``road_id`` and ``road`` name, the ``river``, the
-        ``width_m`` of the road and ``source``; Point geometry in the graph's CRS.
+        ``width_m`` of the road and ``source``; Point geometry in the edges' CRS.
     """
     rivers = _rivers(hydrography)
-    edges = [data for _, _, data in graph.edges(data=True)]
-    crossings = _crossings([data["geometry"] for data in edges], rivers)
+    crossings = _crossings(list(edges.geometry), rivers)
+    road_ids, names = (_text_column(edges, column) for column in ("id", "name"))
+    widths = edges["width_m"] if "width_m" in edges else pd.Series(np.nan, index=edges.index)
     rows: list[dict[str, object]] = []
-    for data, met in zip(edges, crossings, strict=True):
+    for road_id, name, width, met in zip(road_ids, names, widths, crossings, strict=True):
         for river, where in zip(rivers["name"], met, strict=True):
             rows.extend(
                 {
-                    "road_id": data.get("id", ""),
-                    "road": data.get("name", ""),
+                    "road_id": road_id,
+                    "road": name,
                     "river": str(river),
-                    "width_m": data.get("width_m", np.nan),
+                    "width_m": width,
                     "source": BRIDGE_SOURCE,
                     "geometry": shapely.Point(point),
                 }
                 for point in shapely.get_coordinates(where)
             )
     columns = ["road_id", "road", "river", "width_m", "source", "geometry"]
-    return gpd.GeoDataFrame(rows, columns=columns, geometry="geometry", crs=graph.graph["crs"])
+    return gpd.GeoDataFrame(rows, columns=columns, geometry="geometry", crs=edges.crs)
+
+
+def _text_column(edges: gpd.GeoDataFrame, column: str) -> list[object]:
+    """An edge attribute of text, "" where an edge has none (nor the graph the column)."""
+    if column not in edges:
+        return [""] * len(edges)
+    values = edges[column]
+    return [value if isinstance(value, str) or not pd.isna(value) else "" for value in values]
 
 
 def signposts(

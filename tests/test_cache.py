@@ -88,6 +88,11 @@ def assert_same_network(cached: RefugeNetwork, fresh: RefugeNetwork) -> None:
     # a pickle then holds, so two equal networks pickle alike only with the same history)
     compared = {*TABLES, "roads", "designation", "options", "crs", "data_dir", "_asylum", "_router"}
     left = {"_designated_at"}  # made from the cities (the layers: on first use)
+    # the road frames and bridges of a loaded network (its frames pickled beside its graph:
+    # no networkx) are those of its graph
+    for mine, theirs in zip(cached.road_frames(), fresh.road_frames(), strict=True):
+        assert_geodataframe_equal(mine, theirs, check_less_precise=False)
+    assert_geodataframe_equal(cached.bridges(), fresh.bridges(), check_less_precise=False)
     for network in (cached, fresh):  # either may be loaded: its graph unpickled when asked for
         assert network.roads.number_of_nodes() == len(network.router.node_ids)
     assert cached.__dict__.keys() == fresh.__dict__.keys() == compared | left

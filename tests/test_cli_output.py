@@ -78,6 +78,18 @@ def test_a_query_or_a_run_on_a_cached_network_loads_no_graph_library(tmp_path: P
     assert (tmp_path / "run2" / "summary.json").is_file()
 
 
+def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> None:
+    # its road frames are pickled beside its graph (`RefugeNetwork.road_frames`): the map, the
+    # PNG and the layers of `refuge demo` and `refuge layers` leave networkx unloaded (0.1-0.2 s)
+    draw = (
+        "from geo.network import load_network; from refuge_map.render.static import "
+        "draft_static_map; network = load_network(); network.layers(); network.bridges(); "
+        "draft_static_map(network)"
+    )
+    _loaded_after(draw)  # builds the network (or finds it cached)
+    assert _loaded_after(draw, ("networkx",)) == []
+
+
 def test_what_a_run_imports_before_it_flies_leaves_scipy_special_for_the_end() -> None:
     # the modules `refuge run` imports when it starts (`sim_commands.run_command`): scipy.special
     # (the replications' Student's t) is loaded only once the runs are done, not on the

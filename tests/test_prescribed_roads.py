@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from shapely.geometry import LineString
 
-from geo.prescribed_roads import ROAD_WIDTH_CUBITS, SIGNPOST_TEXT, signposts
+from geo.prescribed_roads import ROAD_WIDTH_CUBITS, SIGNPOST_TEXT, bridges, signposts
 from geo.roads import RoadRouter
 
 
@@ -104,3 +104,15 @@ def test_a_road_across_a_river_has_a_bridge(network):
     counted = sum(d["bridges"] for _, _, d in network.roads.edges(data=True))
     assert counted == len(bridges)
     assert np.all(bridges["width_m"] > 15)
+
+
+def test_a_bridge_of_a_road_without_a_name_or_an_id_says_none(network):
+    edges = network.road_frames()[1].reset_index(drop=True)
+    crossing = edges.index[edges["bridges"] > 0][0]
+    unnamed = edges.drop(columns="name")
+    unnamed.loc[crossing, "id"] = None
+    made, shipped = bridges(unnamed, network.rivers), network.bridges()
+    mine = shipped["road_id"] == edges.loc[crossing, "id"]
+    assert (made.loc[mine, "road_id"] == "").all() and (made.loc[~mine, "road_id"] != "").all()
+    assert (made["road"] == "").all() and (shipped["road"] != "").all()
+    assert made[["river", "width_m", "geometry"]].equals(shipped[["river", "width_m", "geometry"]])

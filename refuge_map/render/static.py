@@ -23,7 +23,6 @@ from matplotlib.patches import Patch
 from numpy.typing import NDArray
 
 from geo import RefugeNetwork, to_metric
-from geo.roads import graph_to_gdfs
 from refuge_map._atomic import atomic_file
 from refuge_map._cells import as_point
 from refuge_map.coverage import CoverageField
@@ -202,7 +201,7 @@ def _draw_context(ax: Axes, network: RefugeNetwork) -> None:
     """Over a field: the water, the roads and the labelled cities (no land fill)."""
     water = network.hydrography
     water.plot(ax=ax, color=style.WATER, lw=0.8, zorder=3)
-    graph_to_gdfs(network.roads)[1].plot(ax=ax, color=style.ROAD, lw=0.6, zorder=3)
+    network.road_frames()[1].plot(ax=ax, color=style.ROAD, lw=0.6, zorder=3)
     _draw_cities(ax, network)
 
 
@@ -219,7 +218,7 @@ def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
         ax=ax, facecolor=zone_style["fillColor"], edgecolor=zone_style["color"], lw=0.8, zorder=2
     )
     network.cities.plot(ax=ax, color=style.TOWN, zorder=3)
-    graph_to_gdfs(network.roads)[1].plot(ax=ax, color=style.ROAD, lw=1, zorder=3)
+    network.road_frames()[1].plot(ax=ax, color=style.ROAD, lw=1, zorder=3)
     limits = network.places[network.places["feature_kind"] == "reference_point"]
     limits.plot(ax=ax, color=style.LIMIT, markersize=8, zorder=4)
     _draw_cities(ax, network)
