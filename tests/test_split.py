@@ -191,7 +191,7 @@ def test_an_error_here_waits_for_the_child_and_is_raised(
 
 def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> None:
     assert [balanced(n) for n in (1, 2, 3)] == [0, 1, 2]  # this process keeps the first
-    assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 17
+    assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 15
     assert 30 - balanced(30) + FIRST_RUN_EXTRA == pytest.approx(balanced(30), abs=1)
 
 
@@ -200,7 +200,7 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     default = _scenario("default", 30)
     assert run_agent_steps(default) == 2 * 1000 * 3600
-    assert child_share(default) == 17 and child_share(default, split=False) == 0
+    assert child_share(default) == 15 and child_share(default, split=False) == 0
     few = _scenario("default", 2)  # a child's share of one run: not worth a process...
     assert balanced(2) * run_agent_steps(few) < MIN_CHILD_AGENT_STEPS
     assert child_share(few) == 0
@@ -209,7 +209,7 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     assert default.generate is not None
     huge = default.generate.model_copy(update={"n": 60_000})  # a run larger than a stack
     assert child_share(default.model_copy(update={"generate": huge})) == 0
-    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 17
+    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 15
 
 
 @forks

@@ -7,12 +7,13 @@ on its seed alone (every draw is made from its own generators), so the split cha
 of them: only which process computes which rows.
 
 The share balances the two processes' work. A replication costs about the same in either (its
-world, its part of a stacked flight, its exile and headline: 47 ms of CPU in the default
-scenario of 1000 incidents), and the first run costs this process `FIRST_RUN_EXTRA`
-replications more (its trajectories recorded, its exile lived in full and its tables, and the
-pages this process copies once it shares them with the child). The child is forked once this
-process's flight has loaded the compiled kernels (`model.replicate`), so the two share every
-fixed cost before it; what each pays after it (a stack's first steps) is alike.
+world, its part of a stacked flight, its exile and headline: about 60 ms of CPU in the default
+scenario of 1000 incidents); the first run costs this process more (its trajectories recorded,
+its exile lived in full and its tables), and the child pays costs of its own (the pages it
+copies, its rows sent back): `FIRST_RUN_EXTRA` is the difference, in replications' worth.
+The child is forked once this process's flight has loaded the compiled kernels
+(`model.replicate`), so the two share every fixed cost before it; what each pays after it (a
+stack's first steps) is alike.
 """
 
 from __future__ import annotations
@@ -21,12 +22,15 @@ from refuge_map import _aside
 from refuge_map.simulation.scenario import Scenario, run_agent_steps, run_incidents
 from refuge_map.simulation.stack import STACK_INCIDENTS
 
-#: The first run's work in this process beyond a replication's, in replications' worth. In
-#: the default scenario its exile and tables cost 0.13 s and its recording 0.03 s of CPU
-#: against a replication's 0.047 s; split 14/16, 13/17 and 12/18, the two processes' CPU after
-#: the fork was nearest at 13/17 (session 6, benchmarks/bench_run.py prints both). An
-#: assumption elsewhere: without an exile, or recording more, the processes end a little apart.
-FIRST_RUN_EXTRA = 4.0
+#: The first run's work in this process beyond a replication's, in replications' worth, less
+#: what the child pays alone (its copied pages, its rows pickled and sent). In the default
+#: scenario the first run's exile, tables and recording cost about 0.16 s of CPU against a
+#: replication's 0.06 s, and the child's own costs as much: split 15/15, the two processes'
+#: CPU after the fork was 0.97/1.00, 1.15/1.12 and 0.91/0.88 s; split 13/17 (this constant
+#: at 4, session 6), this process ended 15-25% before the child (session 12, bench_run.py
+#: prints both). An assumption elsewhere: without an exile, or recording more, the processes
+#: end a little apart.
+FIRST_RUN_EXTRA = 0.0
 #: The least work worth a child, in agent-steps of the scenario's horizon (an incident's
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
 #: runs). Below it the fork's own cost (about 10 ms, and a second stack's steps) eats the gain.
