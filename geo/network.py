@@ -208,10 +208,14 @@ class RefugeNetwork:
 
     def road_frames(self) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
         """The road graph's node and edge frames (`graph_to_gdfs`), in the network's CRS:
-        those pickled with the network while its graph is unread (so that a map of a cached
-        network imports no networkx: 0.1-0.2 s), else made from it. Shared: not to be changed."""
+        copies of those pickled with the network while its graph is unread (so that a map of
+        a cached network imports no networkx: 0.1-0.2 s), else made from the graph. The
+        caller may change them."""
         frames: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame] | None = self.__dict__.get("_road_frames")
-        return graph_to_gdfs(self.roads) if frames is None else frames
+        if frames is None:
+            return graph_to_gdfs(self.roads)
+        nodes, edges = frames
+        return nodes.copy(), edges.copy()
 
     def _check_city(self, city: str) -> None:
         if city not in self.city_ids:

@@ -155,6 +155,20 @@ def test_a_cached_network_is_the_fresh_one(folder, monkeypatch):
     assert cached.route(35.2, 31.9, "hebron").length_m == fresh.route(35.2, 31.9, "hebron").length_m
 
 
+def test_the_road_frames_of_a_cached_network_are_the_callers_to_change(folder, monkeypatch):
+    load_network()
+    no_build(monkeypatch)
+    cached = load_network()
+    nodes, edges = cached.road_frames()
+    bridges = cached.bridges()
+    edges["name"], edges["geometry"] = "renamed", None
+    nodes["x"] = np.nan
+    again_nodes, again_edges = cached.road_frames()
+    assert again_nodes["x"].notna().all() and len(again_nodes) == len(nodes) > 0
+    assert (again_edges["name"] != "renamed").all() and again_edges.geometry.notna().all()
+    assert_geodataframe_equal(cached.bridges(), bridges, check_less_precise=False)
+
+
 def test_every_option_is_kept_in_the_entry(folder, monkeypatch):
     fresh = load_network(**LEVITICAL_THREE_MORE)
     monkeypatch.setenv(cache.CACHE_ENV, "off")
