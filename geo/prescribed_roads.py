@@ -104,8 +104,10 @@ def bridges(edges: gpd.GeoDataFrame, hydrography: gpd.GeoDataFrame) -> gpd.GeoDa
     """
     rivers = _rivers(hydrography)
     crossings = _crossings(list(edges.geometry), rivers)
-    road_ids, names = (_text_column(edges, column) for column in ("id", "name"))
-    widths = edges["width_m"] if "width_m" in edges else pd.Series(np.nan, index=edges.index)
+    # an attribute the graph lacks is missing on every edge: "" for a text, NaN for the width
+    attributes = edges.reindex(columns=["id", "name", "width_m"])
+    road_ids, names = (attributes[column].astype(object).fillna("") for column in ("id", "name"))
+    widths = attributes["width_m"]
     rows: list[dict[str, object]] = []
     for road_id, name, width, met in zip(road_ids, names, widths, crossings, strict=True):
         for river, where in zip(rivers["name"], met, strict=True):
@@ -122,14 +124,6 @@ def bridges(edges: gpd.GeoDataFrame, hydrography: gpd.GeoDataFrame) -> gpd.GeoDa
             )
     columns = ["road_id", "road", "river", "width_m", "source", "geometry"]
     return gpd.GeoDataFrame(rows, columns=columns, geometry="geometry", crs=edges.crs)
-
-
-def _text_column(edges: gpd.GeoDataFrame, column: str) -> list[object]:
-    """An edge attribute of text, "" where an edge has none (nor the graph the column)."""
-    if column not in edges:
-        return [""] * len(edges)
-    values = edges[column]
-    return [value if isinstance(value, str) or not pd.isna(value) else "" for value in values]
 
 
 def signposts(
