@@ -56,6 +56,14 @@ def test_the_size_rule_fills_a_task_and_keeps_every_worker_busy() -> None:
     assert measured_batch_runs(0.0, 60, 2) == 15  # no time known: the workers decide
 
 
+def test_several_workers_get_as_many_batches_each() -> None:
+    # 125 runs fill a task: 5 batches of 102 would leave one of 2 workers 3 of them, the other
+    # 2; 6 batches of 85 give each 3
+    assert measured_batch_runs(TASK_S / 125, 508, 2) == 85
+    assert measured_batch_runs(TASK_S / 125, 508, 4) == 64  # 8 batches: 2 each
+    assert measured_batch_runs(TASK_S, 3, 2) == 1  # fewer runs than the multiple: one each
+
+
 def test_one_worker_takes_batches_as_long_as_a_task_evened_out() -> None:
     assert measured_batch_runs(0.0, 60, 1) == 60  # no one to wait for: one batch
     assert measured_batch_runs(TASK_S / 40, 60, 1) == 30  # 40 + 20 evened out to 30 + 30

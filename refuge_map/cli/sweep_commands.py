@@ -69,8 +69,10 @@ def _progress_bar() -> Iterator[Any]:
 
 def _announce(backend: Any) -> None:
     dashboard = f"; dashboard: {backend.dashboard}" if backend.dashboard else ""
+    note = f": {backend.note}" if backend.note else ""
     console(stderr=True).print(
-        f"running on {backend.name} ({backend.workers} worker(s)){dashboard}", soft_wrap=True
+        f"running on {backend.name} ({backend.workers} worker(s)){dashboard}{note}",
+        soft_wrap=True,
     )
 
 
@@ -78,7 +80,10 @@ def _announce(backend: Any) -> None:
 WorkersOption = Annotated[
     int | None,
     typer.Option(
-        "--workers", help="Worker processes of the local Dask cluster (default: one per core)."
+        "--workers",
+        help="Start a local Dask cluster of this many worker processes. Default: the pilot "
+        "runs here, then a cluster of one worker per core starts only if the runs left are "
+        "worth its start-up.",
     ),
 ]
 ClusterOption = Annotated[
@@ -86,7 +91,7 @@ ClusterOption = Annotated[
     typer.Option("--cluster", help="Address of an existing Dask scheduler, tcp://host:8786."),
 ]
 SerialOption = Annotated[
-    bool, typer.Option("--serial", help="Run in this process, without Dask (debugging).")
+    bool, typer.Option("--serial", help="Run every run in this process, without Dask.")
 ]
 
 

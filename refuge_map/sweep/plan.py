@@ -132,7 +132,9 @@ def measured_batch_runs(per_run_s: float, runs: int, workers: int) -> int:
     """Runs per batch from a measured cost: as many as fill a task of `TASK_S` seconds, at most
     as many as give each of several `workers` `TASKS_PER_WORKER` tasks of the `runs` to do, at
     least one; then evened out, so that the last batch is not a small remainder (as many
-    batches, none larger).
+    batches, none larger), and with several workers as many batches as a multiple of them, so
+    that none is left with a batch more than the others (5 batches on 2 workers take as long as
+    6).
 
     Parameters
     ----------
@@ -146,7 +148,12 @@ def measured_batch_runs(per_run_s: float, runs: int, workers: int) -> int:
     by_time = int(TASK_S // per_run_s) if per_run_s > 0 else runs
     by_workers = math.ceil(runs / (TASKS_PER_WORKER * workers)) if workers > 1 else runs
     size = max(1, min(by_time, by_workers))
-    return max(1, math.ceil(runs / math.ceil(runs / size))) if runs else size
+    if not runs:
+        return size
+    n_batches = math.ceil(runs / size)
+    if workers > 1:
+        n_batches = min(runs, math.ceil(n_batches / workers) * workers)
+    return max(1, math.ceil(runs / n_batches))
 
 
 def plan_sweep(

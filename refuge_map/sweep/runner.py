@@ -64,8 +64,9 @@ class SweepResult:
     new_runs
         Runs this call ran (the others came from the manifest of an earlier, interrupted call).
     startup_s, sweep_s
-        Wall seconds to bring the backend up and prepare its workers, and to run the tasks
-        (0 when there was nothing to run).
+        Wall seconds to bring the backend up and prepare its workers (a cluster the default
+        backend starts after the pilot included), and to run the tasks (0 when there was
+        nothing to run).
     """
 
     out: Path
@@ -100,7 +101,9 @@ def run_sweep(
     progress
         Told of the runs done so far after each batch.
     announce
-        Told of the backend once it is up (to print its dashboard's address).
+        Told of the backend once it is up (to print its dashboard's address), and again if
+        it changed once the pilot costed the runs left (`Backend.fit`: the default backend
+        starts a cluster only then, or says why not).
 
     Returns
     -------
@@ -119,7 +122,6 @@ def run_sweep(
     plan = _resumed_batching(plan, manifest)
     _write_spec(spec, folder)
     _remove_torn_parts(folder)
-    tasks = pending_tasks(plan, manifest, folder)
     total, before = len(plan.runs), len(manifest.runs)
     if progress:
         progress(before, total)
@@ -135,16 +137,21 @@ def run_sweep(
                 raise
             if announce:
                 announce(engine)
-            engine.run_on_workers(prepare_worker, network_options(plan))
-            ready = time.perf_counter()
+            engine.run_on_workers(prepare_worker, network_options(plan), rehearsal(plan))
+            startup_s = time.perf_counter() - start
+            per_run_s = _run_pilot(plan, manifest, engine, folder, progress)
+            fitting = time.perf_counter()
+            left = len(plan.runs.index.difference(list(manifest.runs)))
+            if engine.fit(None if per_run_s is None else per_run_s * left) and announce:
+                announce(engine)
+            startup_s += time.perf_counter() - fitting
             if plan.batch_runs is None:
-                plan = _measure_batches(plan, manifest, engine, folder, progress)
-                tasks = pending_tasks(plan, manifest, folder)
-            for rows in engine.map_unordered(run_batch, tasks):
+                plan = _cut_batches(plan, manifest, per_run_s, engine.workers)
+            for rows in engine.map_unordered(run_batch, pending_tasks(plan, manifest, folder)):
                 manifest.record(rows)
                 if progress:
                     progress(len(manifest.runs), total)
-            startup_s, sweep_s = ready - start, time.perf_counter() - ready
+            sweep_s = time.perf_counter() - start - startup_s
     runs = write_runs_table(plan, manifest, folder)
     return SweepResult(folder, runs, len(manifest.runs) - before, startup_s, sweep_s)
 
@@ -173,29 +180,50 @@ def _resumed_batching(plan: Plan, manifest: Manifest) -> Plan:
     return plan
 
 
-def _measure_batches(
+def _run_pilot(
     plan: Plan, manifest: Manifest, engine: Backend, folder: Path, progress: Progress | None
-) -> Plan:
-    """Run the pilot batch (unless an earlier call did), time it, cut the other runs into
-    batches of `measured_batch_runs` and record that size in the manifest.
-
-    The pilot's wall seconds over its runs are the cost per run (a pilot an earlier call ran
-    left no time: the batches are then sized by the workers alone)."""
+) -> float | None:
+    """Run the pilot batch if it is still to do, and give the seconds per run it took; or those
+    the manifest recorded after an earlier call's pilot; None when unknown (a sweep file's fixed
+    ``batch_runs``, or a pilot whose call was stopped before it recorded its time)."""
+    if plan.batch_runs is not None:  # cut already: by the sweep file, or after a pilot
+        recorded = (manifest.batching or {}).get("per_run_s")
+        return float(recorded) if recorded else None
     pilot = [task for task in pending_tasks(plan, manifest, folder) if task.batch == 0]
-    per_run_s = 0.0
-    if pilot:
-        start = time.perf_counter()
-        for rows in engine.map_unordered(run_batch, pilot):
-            manifest.record(rows)
-            if progress:
-                progress(len(manifest.runs), len(plan.runs))
-        per_run_s = (time.perf_counter() - start) / len(pilot[0].runs)
+    if not pilot:
+        return None
+    start = time.perf_counter()
+    for rows in engine.map_unordered(run_batch, pilot):
+        manifest.record(rows)
+        if progress:
+            progress(len(manifest.runs), len(plan.runs))
+    return (time.perf_counter() - start) / len(pilot[0].runs)
+
+
+def _cut_batches(plan: Plan, manifest: Manifest, per_run_s: float | None, workers: int) -> Plan:
+    """Cut the runs after the pilot into batches of `measured_batch_runs` and record that size
+    in the manifest (a pilot of unknown time leaves the size to the workers alone)."""
     rest = int((plan.runs["batch"] < 0).sum())
-    size = measured_batch_runs(per_run_s, rest, engine.workers)
+    seconds = per_run_s or 0.0
+    size = measured_batch_runs(seconds, rest, workers)
     manifest.record_batching(
-        {"batch_runs": size, "per_run_s": round(per_run_s, 6), "workers": engine.workers}
+        {"batch_runs": size, "per_run_s": round(seconds, 6), "workers": workers}
     )
     return plan.sized(size)
+
+
+def rehearsal(plan: Plan) -> BatchTask:
+    """The sweep's first run cut to one incident, for every worker to run once before the
+    pilot (`prepare_worker`): the first flight's costs (its compiled kernels loaded, its modules
+    imported, its first part written) are then paid in the start-up, and the pilot's seconds
+    are those of its runs."""
+    run = _run_record(plan, int(plan.runs.index[0]))
+    one: dict[str, Any] = {"generate.n": 1} if plan.spec.base.get("generate") else {}
+    if not one:
+        first = plan.scenario(run["run"]).incidents[:1]
+        one = {"incidents": [incident.model_dump(mode="json") for incident in first]}
+    rehearsed = run | {"params": run["params"] | one}
+    return BatchTask(batch=0, base=plan.spec.base, runs=(rehearsed,), out="")
 
 
 def _remove_started(folder: Path) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,17 @@ class BatchTask:
     out: str
 
 
-def prepare_worker(network_options: list[str]) -> int:
+def prepare_worker(network_options: list[str], rehearsal: BatchTask | None = None) -> int:
     """Build and prepare the networks a sweep needs, once per worker process (the
-    simulation's per-process cache, keyed by the options' JSON); returns how many."""
+    simulation's per-process cache, keyed by the options' JSON), then run the `rehearsal` task
+    (`refuge_map.sweep.runner.rehearsal`) into a scratch folder, dropped: its first-call costs
+    are then paid here, not in the first task. Returns how many networks."""
     for options in network_options:
         network_for(options)
+    if rehearsal is not None:
+        with tempfile.TemporaryDirectory(prefix="refuge-rehearsal-") as scratch:
+            (Path(scratch) / PARTS).mkdir()
+            run_batch(replace(rehearsal, out=scratch))
     return len(network_options)
 
 
