@@ -90,6 +90,33 @@ def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> 
     assert _loaded_after(draw, ("networkx",)) == []
 
 
+@pytest.mark.parametrize(
+    ("command", "written", "unloaded"),
+    [
+        (["map", "--out"], "map.html", ("matplotlib",)),  # matplotlib draws the PNG only
+        (["layers", "--out"], "network.gpkg", ("folium", "matplotlib")),  # its QGIS styles
+    ],
+)
+def test_a_command_loads_no_drawing_library_it_does_not_draw_with(
+    tmp_path: Path, command: list[str], written: str, unloaded: tuple[str, ...]
+) -> None:
+    out = tmp_path / written
+    code = (
+        "import sys\n"
+        "from refuge_map.cli import main\n"
+        "try:\n"
+        f"    main({[*command, str(out)]!r})\n"
+        "except SystemExit as stop:\n"
+        "    assert not stop.code, stop.code\n"
+        f"print([m for m in {unloaded!r} if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert out.stat().st_size > 0
+    assert done.stdout.splitlines()[-1] == "[]"
+
+
 def test_what_a_run_imports_before_it_flies_leaves_scipy_special_for_the_end() -> None:
     # the modules `refuge run` imports when it starts (`sim_commands.run_command`): scipy.special
     # (the replications' Student's t) is loaded only once the runs are done, not on the

@@ -34,7 +34,7 @@ from refuge_map.render._style import (
     event_category,
 )
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
-from refuge_map.render.network_map import draft_map
+from refuge_map.render.html_map import draft_map
 from refuge_map.render.run_layers import _iso_duration
 from refuge_map.render.static import draft_static_map, static_map
 from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simulate, write_run

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from geo import RefugeNetwork
-    from refuge_map.render.network_map import MapDraft
+    from refuge_map.render.html_map import MapDraft
     from refuge_map.render.run_layers import RunFiles
     from refuge_map.render.static import StaticMapDraft
     from refuge_map.simulation.scenario import Scenario
@@ -129,7 +129,7 @@ class _HtmlMap:
     def draft(self) -> MapDraft:
         """Draft the map: its network layers and the coverage field."""
         from refuge_map.cli.map_commands import scenario_cells
-        from refuge_map.render.network_map import draft_map
+        from refuge_map.render.html_map import draft_map
 
         cells = scenario_cells(self._scenario, cell_m=COVERAGE_CELL_M)
         self._draft = draft_map(self._network, coverage=cells)

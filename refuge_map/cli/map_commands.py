@@ -69,13 +69,14 @@ def map_command(
     from refuge_map._atomic import check_file_target
     from refuge_map.render import network_map, read_run_files, save_map
     from refuge_map.render.save import html_path
-    from refuge_map.render.static import figure_path, static_map
 
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
     if out is not None:
         check_file_target(html_path(out))
     if png is not None:
+        from refuge_map.render.static import figure_path, static_map  # matplotlib: a PNG only
+
         check_file_target(figure_path(png)[0])
     loaded = read_run_files(run) if run is not None else None
     network = _network_of(loaded, cubit=cubit, techum=techum)

@@ -20,7 +20,7 @@ from geo.asylum import KIND_CITATIONS
 from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.law import DISPUTES, Case, rulings_across_opinions
 from refuge_map.render._html import cited
-from refuge_map.render.network_map import DECIMALS, background, city_popup
+from refuge_map.render.html_map import DECIMALS, background, city_popup
 from refuge_map.simulation import Scenario, scenario_network, scenario_schema, simulate
 
 #: At most this many manslayers in one flight request (each is a replication).
@@ -217,7 +217,7 @@ def coverage(settings: dict[str, Any], cell_m: float) -> dict[str, Any]:
 
 @functools.cache
 def background_layers() -> dict[str, Any]:
-    """The land and sea of the HTML map (`refuge_map.render.network_map.background`): each
+    """The land and sea of the HTML map (`refuge_map.render.html_map.background`): each
     layer's shapes as GeoJSON features carrying their Leaflet style, popup and tooltip."""
     network = scenario_network(scenario({}))
     return {

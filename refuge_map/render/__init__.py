@@ -1,17 +1,48 @@
-"""Maps of the refuge network and of simulation runs: interactive HTML (folium) and PNG."""
+"""Maps of the refuge network and of simulation runs: interactive HTML (folium) and PNG.
 
-from refuge_map.render._coverage import read_coverage_file
-from refuge_map.render.network_map import network_map
-from refuge_map.render.run_layers import RunFiles, read_run_files
-from refuge_map.render.save import MapFrame, map_frame, render_html, save_map
+The public names load their modules on first use (PEP 562), so that a light module of this
+package (`qgis`'s layer styles, `_style`'s palette), which the GeoPackage writers import, does
+not load folium and geopandas's plotting with it.
+"""
 
-__all__ = [
-    "MapFrame",
-    "RunFiles",
-    "map_frame",
-    "network_map",
-    "read_coverage_file",
-    "read_run_files",
-    "render_html",
-    "save_map",
-]
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # (`as`: the names are this package's, for the type checker)
+    from refuge_map.render._coverage import read_coverage_file as read_coverage_file
+    from refuge_map.render.html_map import network_map as network_map
+    from refuge_map.render.run_layers import RunFiles as RunFiles
+    from refuge_map.render.run_layers import read_run_files as read_run_files
+    from refuge_map.render.save import MapFrame as MapFrame
+    from refuge_map.render.save import map_frame as map_frame
+    from refuge_map.render.save import render_html as render_html
+    from refuge_map.render.save import save_map as save_map
+
+#: The module of each public name.
+_HOMES = {
+    "MapFrame": "save",
+    "RunFiles": "run_layers",
+    "map_frame": "save",
+    "network_map": "html_map",
+    "read_coverage_file": "_coverage",
+    "read_run_files": "run_layers",
+    "render_html": "save",
+    "save_map": "save",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # found here from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return list(__all__)
