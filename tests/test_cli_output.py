@@ -90,6 +90,13 @@ def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> 
     assert _loaded_after(draw, ("networkx",)) == []
 
 
+def _command(*args: str | Path) -> str:
+    """A statement for `_loaded_after`: `main` of the CLI with `args`, in that interpreter."""
+    argv = [str(arg) for arg in args]
+    code = f"from refuge_map.cli import main\ntry: main({argv!r})\nexcept SystemExit: pass"
+    return f"exec({code!r})"
+
+
 @pytest.mark.parametrize(
     ("command", "written", "unloaded"),
     [
@@ -101,20 +108,19 @@ def test_a_command_loads_no_drawing_library_it_does_not_draw_with(
     tmp_path: Path, command: list[str], written: str, unloaded: tuple[str, ...]
 ) -> None:
     out = tmp_path / written
-    code = (
-        "import sys\n"
-        "from refuge_map.cli import main\n"
-        "try:\n"
-        f"    main({[*command, str(out)]!r})\n"
-        "except SystemExit as stop:\n"
-        "    assert not stop.code, stop.code\n"
-        f"print([m for m in {unloaded!r} if m in sys.modules])\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/"
-    )
-    assert out.stat().st_size > 0
-    assert done.stdout.splitlines()[-1] == "[]"
+    assert _loaded_after(_command(*command, out), unloaded) == []
+    assert out.stat().st_size > 0  # the command did write it
+
+
+def test_only_a_command_of_the_law_loads_the_case_models(tmp_path: Path) -> None:
+    # `--help` names the disputes and presets (`refuge_map.law.opinions`): the case models,
+    # the judge and the case files' reader (0.15 s) are loaded by the commands that judge
+    models = ("refuge_map.law.case", "refuge_map.law.judge", "refuge_map.law.casefiles")
+    assert _loaded_after("import refuge_map.cli", models) == []
+    assert _loaded_after(_command("where", "35.2", "31.9"), models) == []
+    assert _loaded_after(_command("layers", "--out", tmp_path / "n.gpkg"), models) == []
+    case = ROOT / "data" / "cases" / "001_pushing_roller.yaml"
+    assert _loaded_after(_command("judge", case), models) == list(models)
 
 
 def test_what_a_run_imports_before_it_flies_leaves_scipy_special_for_the_end() -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -11,9 +11,10 @@ from rich.table import Table
 from refuge_map.cli._app import app
 from refuge_map.cli._output import console, print_json
 from refuge_map.errors import RefugeError
-from refuge_map.law import DISPUTES, PRESETS, Ruling, judge, rulings_across_opinions
-from refuge_map.law.casefiles import cases_dir, load_case_file, parse_opinions, shipped_cases
-from refuge_map.law.rules import describe
+from refuge_map.law.opinions import DISPUTES, PRESETS
+
+if TYPE_CHECKING:
+    from refuge_map.law import Ruling
 
 
 @app.command("judge")
@@ -42,12 +43,15 @@ def judge_command(
     ] = False,
 ) -> None:
     """Say whether the killer goes into exile, is a murderer, or neither, and why."""
+    # imported here, as each command imports its heavy modules (see `_app`)
     if schema:
-        # imported here, as each command imports its heavy modules (see `_app`)
         from refuge_map.law.reference import vocabulary_markdown
 
         print(vocabulary_markdown())
         return
+    from refuge_map.law import judge, rulings_across_opinions
+    from refuge_map.law.casefiles import load_case_file, parse_opinions
+
     if case_file is None:
         raise RefugeError("give a CASE file (or --schema)", source="refuge judge")
     if all_opinions and opinion:
@@ -72,6 +76,8 @@ def cases_command(
     as_json: Annotated[bool, typer.Option("--json", help="Print a stable JSON object.")] = False,
 ) -> None:
     """List the shipped cases with their title and verdict under the default opinions."""
+    from refuge_map.law.casefiles import cases_dir, shipped_cases
+
     found = shipped_cases()
     if as_json:
         print_json(
@@ -94,6 +100,8 @@ def cases_command(
 
 
 def _show_ruling(ruling: Ruling) -> None:
+    from refuge_map.law.rules import describe
+
     out = console()
     out.print(f"[bold]Verdict: {ruling.verdict}[/bold] - {ruling.reason}")
     table = Table(title="Trace")

@@ -7,8 +7,9 @@ not load folium and geopandas's plotting with it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from refuge_map._lazy import lazy_names
 
 if TYPE_CHECKING:  # (`as`: the names are this package's, for the type checker)
     from refuge_map.render._coverage import read_coverage_file as read_coverage_file
@@ -33,16 +34,4 @@ _HOMES = {
 }
 
 __all__ = sorted(_HOMES)
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # found here from now on
-    return value
-
-
-def __dir__() -> list[str]:
-    return list(__all__)
+__getattr__, __dir__ = lazy_names(globals(), _HOMES)

@@ -1,0 +1,39 @@
+"""Packages whose public names load their modules on first use (PEP 562).
+
+A package's ``__init__`` that imports every module it exports makes importing any one of its
+modules import them all: a light module (a palette, the opinions' vocabulary) then brings the
+heavy ones (folium, the case models) with it, in every command that needs only the light one.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+
+def lazy_names(
+    namespace: dict[str, Any], homes: dict[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """The ``__getattr__`` and ``__dir__`` of the package of `namespace` (its ``globals()``),
+    whose public names are found in its modules: `homes` gives each name's module (relative to
+    the package).
+
+    A name is imported at its first use and kept in the package from then on. No module may be
+    named as a name the package exports: importing a submodule sets the package's attribute of
+    its name to the module, which would then shadow the name.
+    """
+    package = namespace["__name__"]
+
+    def getattr_(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        namespace[name] = value  # found in the package from now on
+        return value
+
+    def dir_() -> list[str]:
+        return sorted(homes)
+
+    return getattr_, dir_
