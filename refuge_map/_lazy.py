@@ -8,6 +8,7 @@ heavy ones (folium, the case models) with it, in every command that needs only t
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Callable
 from typing import Any
 
@@ -19,11 +20,19 @@ def lazy_names(
     whose public names are found in its modules: `homes` gives each name's module (relative to
     the package).
 
-    A name is imported at its first use and kept in the package from then on. No module may be
-    named as a name the package exports: importing a submodule sets the package's attribute of
-    its name to the module, which would then shadow the name.
+    A name is imported at its first use and kept in the package from then on.
+
+    Raises
+    ------
+    ImportError
+        If a module of the package is named as a name it exports: importing the submodule
+        sets the package's attribute of that name to the module, which then shadows the name
+        for good (``from pkg import judge`` would give the module ``pkg.judge``).
     """
     package = namespace["__name__"]
+    shadowed = sorted(set(homes) & {m.name for m in pkgutil.iter_modules(namespace["__path__"])})
+    if shadowed:
+        raise ImportError(f"{package}: modules named as names it exports: {shadowed}")
 
     def getattr_(name: str) -> Any:
         home = homes.get(name)

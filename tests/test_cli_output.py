@@ -115,7 +115,7 @@ def test_a_command_loads_no_drawing_library_it_does_not_draw_with(
 def test_only_a_command_of_the_law_loads_the_case_models(tmp_path: Path) -> None:
     # `--help` names the disputes and presets (`refuge_map.law.opinions`): the case models,
     # the judge and the case files' reader (0.15 s) are loaded by the commands that judge
-    models = ("refuge_map.law.case", "refuge_map.law.judge", "refuge_map.law.casefiles")
+    models = ("refuge_map.law.case", "refuge_map.law.judging", "refuge_map.law.casefiles")
     assert _loaded_after("import refuge_map.cli", models) == []
     assert _loaded_after(_command("where", "35.2", "31.9"), models) == []
     assert _loaded_after(_command("layers", "--out", tmp_path / "n.gpkg"), models) == []

@@ -19,9 +19,9 @@ if TYPE_CHECKING:  # (`as`: the names are this package's, for the type checker)
     from refuge_map.law.case import ContradictoryFactsError as ContradictoryFactsError
     from refuge_map.law.case import Killer as Killer
     from refuge_map.law.case import Victim as Victim
-    from refuge_map.law.judge import bearing_disputes as bearing_disputes
-    from refuge_map.law.judge import judge as judge
-    from refuge_map.law.judge import rulings_across_opinions as rulings_across_opinions
+    from refuge_map.law.judging import bearing_disputes as bearing_disputes
+    from refuge_map.law.judging import judge as judge
+    from refuge_map.law.judging import rulings_across_opinions as rulings_across_opinions
     from refuge_map.law.opinions import DISPUTES as DISPUTES
     from refuge_map.law.opinions import PRESETS as PRESETS
     from refuge_map.law.opinions import Dispute as Dispute
@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # (`as`: the names are this package's, for the type checker)
 #: The module of each public name.
 _HOMES = {
     **dict.fromkeys(["Case", "ContradictoryFactsError", "Killer", "Victim"], "case"),
-    **dict.fromkeys(["bearing_disputes", "judge", "rulings_across_opinions"], "judge"),
+    **dict.fromkeys(["bearing_disputes", "judge", "rulings_across_opinions"], "judging"),
     **dict.fromkeys(["DISPUTES", "PRESETS", "Dispute", "Opinions", "preset"], "opinions"),
     **dict.fromkeys(["Alternative", "Consequences", "Ruling", "TraceStep", "Verdict"], "ruling"),
 }
