@@ -34,6 +34,13 @@ def _loaded_after(statement: str, modules: tuple[str, ...] = HEAVY) -> list[str]
     return json.loads(done.stdout.splitlines()[-1].replace("'", '"'))
 
 
+def _command(*args: str | Path) -> str:
+    """A statement for `_loaded_after`: `main` of the CLI with `args`, in that interpreter."""
+    argv = [str(arg) for arg in args]
+    code = f"from refuge_map.cli import main\ntry: main({argv!r})\nexcept SystemExit: pass"
+    return f"exec({code!r})"
+
+
 def test_the_law_imports_no_geometry() -> None:
     assert _loaded_after("import refuge_map.law, refuge_map.law.casefiles") == []
     assert (
@@ -44,20 +51,12 @@ def test_the_law_imports_no_geometry() -> None:
 def test_the_cli_loads_the_geographic_stack_only_for_commands_that_need_it() -> None:
     assert _loaded_after("import refuge_map.cli") == []
     case = ROOT / "data" / "cases" / "001_pushing_roller.yaml"
-    judge = (
-        f"from refuge_map.cli import main\ntry: main(['judge', {str(case)!r}])\n"
-        "except SystemExit: pass"
-    )
-    assert _loaded_after(f"exec({judge!r})") == []
+    assert _loaded_after(_command("judge", case)) == []
 
 
 def test_a_run_loads_no_progress_bar_nor_what_other_commands_need(tmp_path: Path) -> None:
-    run = (
-        f"from refuge_map.cli import main\n"
-        f"try: main(['run', {str(TINY)!r}, '--out', {str(tmp_path / 'run')!r}])\n"
-        "except SystemExit: pass"
-    )
-    assert _loaded_after(f"exec({run!r})", ON_DEMAND) == []
+    run = _command("run", TINY, "--out", tmp_path / "run")
+    assert _loaded_after(run, ON_DEMAND) == []
     assert (tmp_path / "run" / "summary.json").is_file()  # the run did run
 
 
@@ -65,16 +64,11 @@ def test_a_query_or_a_run_on_a_cached_network_loads_no_graph_library(tmp_path: P
     # a cached network carries its router's all-pairs tables and its road graph as bytes
     # (`RefugeNetwork.__getstate__`): networkx and scipy.sparse (0.1 s and 0.12 s of start-up)
     # are loaded only to build a network, or by the few that ask for its graph
-    def command(*args: str) -> str:
-        return (
-            f"from refuge_map.cli import main\ntry: main({list(args)!r})\nexcept SystemExit: pass"
-        )
-
-    where = command("where", "35.2", "32.2")
-    runs = [command("run", str(TINY), "--out", str(tmp_path / f"run{i}")) for i in (1, 2)]
+    where = _command("where", "35.2", "32.2")
+    runs = [_command("run", TINY, "--out", tmp_path / f"run{i}") for i in (1, 2)]
     for first, again in ((where, where), tuple(runs)):
-        _loaded_after(f"exec({first!r})")  # builds the network (or finds it cached)
-        assert _loaded_after(f"exec({again!r})", ("networkx", "scipy.sparse")) == []
+        _loaded_after(first)  # builds the network (or finds it cached)
+        assert _loaded_after(again, ("networkx", "scipy.sparse")) == []
     assert (tmp_path / "run2" / "summary.json").is_file()
 
 
@@ -88,13 +82,6 @@ def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> 
     )
     _loaded_after(draw)  # builds the network (or finds it cached)
     assert _loaded_after(draw, ("networkx",)) == []
-
-
-def _command(*args: str | Path) -> str:
-    """A statement for `_loaded_after`: `main` of the CLI with `args`, in that interpreter."""
-    argv = [str(arg) for arg in args]
-    code = f"from refuge_map.cli import main\ntry: main({argv!r})\nexcept SystemExit: pass"
-    return f"exec({code!r})"
 
 
 @pytest.mark.parametrize(

@@ -90,17 +90,23 @@ class FakeCluster(SerialBackend):
         self.ran.append((fn, args))
 
 
-def test_a_sweep_worth_a_cluster_starts_one_and_prepares_its_workers(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    started: list[FakeCluster] = []
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[FakeCluster]:
+    """The stand-in clusters `local_cluster` starts, in order (none for real)."""
+    clusters: list[FakeCluster] = []
 
     @contextmanager
     def fake_cluster(workers: int | None = None) -> Iterator[FakeCluster]:
-        started.append(FakeCluster())
-        yield started[-1]
+        clusters.append(FakeCluster())
+        yield clusters[-1]
 
     monkeypatch.setattr(backends, "local_cluster", fake_cluster)
+    return clusters
+
+
+def test_a_sweep_worth_a_cluster_starts_one_and_prepares_its_workers(
+    started: list[FakeCluster],
+) -> None:
     prepared: list[str] = []
     with ExitStack() as stack:
         default = LocalWhenWorth(stack, workers=2)
@@ -112,14 +118,8 @@ def test_a_sweep_worth_a_cluster_starts_one_and_prepares_its_workers(
         assert default.fit(1e6) is False and len(started) == 1  # started once
 
 
-def test_an_unmeasured_sweep_starts_the_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_unmeasured_sweep_starts_the_cluster(started: list[FakeCluster]) -> None:
     """A sweep file's fixed batch_runs has no pilot: nothing says the cluster is not worth it."""
-
-    @contextmanager
-    def fake_cluster(workers: int | None = None) -> Iterator[FakeCluster]:
-        yield FakeCluster()
-
-    monkeypatch.setattr(backends, "local_cluster", fake_cluster)
     with ExitStack() as stack:
         default = LocalWhenWorth(stack, workers=2)
         assert default.fit(None) and default.name == "fake cluster"
@@ -176,6 +176,7 @@ def test_the_rehearsal_leaves_nothing_behind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plan = plan_sweep(load_sweep(sweep_file(tmp_path)))
+    monkeypatch.chdir(tmp_path)  # where a task's empty `out` would write
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
@@ -191,4 +192,4 @@ def test_the_rehearsal_leaves_nothing_behind(
     assert prepare_worker([], rehearsal(plan)) == 0
     assert len(written) == 2 and all(path.is_relative_to(scratch) for path in written)
     assert list(scratch.iterdir()) == []  # the scratch folder removed
-    assert not (tmp_path / "sweep.yaml").with_name("parts").exists()
+    assert not (tmp_path / "parts").exists()

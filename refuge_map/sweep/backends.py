@@ -52,13 +52,22 @@ class Backend(Protocol):
         seconds of them in one process (None: not measured). True if it changed."""
 
 
-class SerialBackend:
+class _AsAsked:
+    """A backend that is what its options asked for: it has nothing to say, nor to fit."""
+
+    note: str | None = None
+
+    def fit(self, serial_s: float | None) -> bool:
+        """As asked: no change."""
+        return False
+
+
+class SerialBackend(_AsAsked):
     """Every task in this process, one after the other."""
 
     name = "serial"
     dashboard: str | None = None
     workers = 1
-    note: str | None = None
 
     def run_on_workers(self, fn: Callable[..., Any], *args: Any) -> None:
         """Call `fn(*args)` here."""
@@ -68,17 +77,12 @@ class SerialBackend:
         """``fn(task)`` for each task in order."""
         return map(fn, tasks)
 
-    def fit(self, serial_s: float | None) -> bool:
-        """As asked: no change."""
-        return False
 
-
-class DaskBackend:
+class DaskBackend(_AsAsked):
     """Tasks on a `distributed.Client`: a LocalCluster of worker processes, or a cluster
     reached at an address."""
 
     name = "dask"
-    note: str | None = None
 
     def __init__(self, client: Any) -> None:
         self.client = client
@@ -97,10 +101,6 @@ class DaskBackend:
         for future in as_completed(futures):
             yield future.result()
             future.release()
-
-    def fit(self, serial_s: float | None) -> bool:
-        """As asked: no change."""
-        return False
 
 
 def _dashboard_link(client: Any) -> str | None:

@@ -126,7 +126,7 @@ def run_sweep(
     if progress:
         progress(before, total)
     startup_s = sweep_s = 0.0
-    if len(plan.runs.index.difference(list(manifest.runs))):  # runs to do (some maybe not cut)
+    if _runs_left(plan, manifest):  # (some maybe not yet cut into batches)
         start = time.perf_counter()
         with ExitStack() as stack:
             try:
@@ -141,7 +141,7 @@ def run_sweep(
             startup_s = time.perf_counter() - start
             per_run_s = _run_pilot(plan, manifest, engine, folder, progress)
             fitting = time.perf_counter()
-            left = len(plan.runs.index.difference(list(manifest.runs)))
+            left = _runs_left(plan, manifest)
             if engine.fit(None if per_run_s is None else per_run_s * left) and announce:
                 announce(engine)
             startup_s += time.perf_counter() - fitting
@@ -154,6 +154,11 @@ def run_sweep(
             sweep_s = time.perf_counter() - start - startup_s
     runs = write_runs_table(plan, manifest, folder)
     return SweepResult(folder, runs, len(manifest.runs) - before, startup_s, sweep_s)
+
+
+def _runs_left(plan: Plan, manifest: Manifest) -> int:
+    """Runs of the plan the manifest does not hold yet."""
+    return len(plan.runs.index.difference(list(manifest.runs)))
 
 
 def _header(plan: Plan) -> dict[str, Any]:
@@ -218,8 +223,10 @@ def rehearsal(plan: Plan) -> BatchTask:
     imported, its first part written) are then paid in the start-up, and the pilot's seconds
     are those of its runs."""
     run = _run_record(plan, int(plan.runs.index[0]))
-    one: dict[str, Any] = {"generate.n": 1} if plan.spec.base.get("generate") else {}
-    if not one:
+    one: dict[str, Any]
+    if plan.spec.base.get("generate"):
+        one = {"generate.n": 1}
+    else:
         first = plan.scenario(run["run"]).incidents[:1]
         one = {"incidents": [incident.model_dump(mode="json") for incident in first]}
     rehearsed = run | {"params": run["params"] | one}
