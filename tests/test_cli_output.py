@@ -87,7 +87,9 @@ def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> 
 @pytest.mark.parametrize(
     ("command", "written", "unloaded"),
     [
-        (["map", "--out"], "map.html", ("matplotlib",)),  # matplotlib draws the PNG only
+        # matplotlib draws the PNG only; the network's map is no run's
+        (["map", "--out"], "map.html", ("matplotlib", "refuge_map.simulation")),
+        (["map", "--png"], "map.png", ("folium", "scipy")),  # a picture: no HTML, no coverage
         (["layers", "--out"], "network.gpkg", ("folium", "matplotlib")),  # its QGIS styles
     ],
 )

@@ -13,7 +13,7 @@ import pytest
 #: Each lazy package, and the modules that hold its public names.
 LAZY = {
     "refuge_map.law": ("case", "judging", "opinions", "ruling"),
-    "refuge_map.render": ("_coverage", "html_map", "run_layers", "save"),
+    "refuge_map.render": ("_coverage", "html_map", "run_files", "save"),
 }
 
 

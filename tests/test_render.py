@@ -22,12 +22,14 @@ from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
 from refuge_map.render import _html, network_map, read_run_files, render_html, save_map, static
-from refuge_map.render._coverage import NO_VALUE, P_CLASSES, p_class
+from refuge_map.render._coverage import p_class
 from refuge_map.render._html import cited, esc, script_json, unpacked_json
 from refuge_map.render._slider import encode_deltas
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
+    NO_VALUE,
+    P_CLASSES,
     category_color,
     category_label,
     colour_meanings,

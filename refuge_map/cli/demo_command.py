@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from geo import RefugeNetwork
     from refuge_map.render.html_map import MapDraft
-    from refuge_map.render.run_layers import RunFiles
+    from refuge_map.render.run_files import RunFiles
     from refuge_map.render.static import StaticMapDraft
     from refuge_map.simulation.scenario import Scenario
 #: The demo map's coverage cells: coarse, to keep the page small.
@@ -102,7 +102,7 @@ class _RunFolder:
     def files(self) -> RunFiles:
         """The run's files (`read_run_files`), read at the first call; the drawings only read
         them."""
-        from refuge_map.render.run_layers import read_run_files
+        from refuge_map.render.run_files import read_run_files
 
         if self._files is None:
             self._files = read_run_files(self.path)

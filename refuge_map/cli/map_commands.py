@@ -16,7 +16,7 @@ from refuge_map.errors import RefugeError
 if TYPE_CHECKING:
     import geopandas as gpd
 
-    from refuge_map.render.run_layers import RunFiles
+    from refuge_map.render.run_files import RunFiles
     from refuge_map.simulation import Scenario
 
 
@@ -67,12 +67,13 @@ def map_command(
     """Draw the six cities, their boundaries, roads, water and land (and a run, and the
     coverage field) on a map."""
     from refuge_map._atomic import check_file_target
-    from refuge_map.render import network_map, read_run_files, save_map
-    from refuge_map.render.save import html_path
+    from refuge_map.render import read_run_files
 
     if out is None and png is None:
         raise RefugeError("nothing to write: give --out FILE.html and/or --png FILE.png")
     if out is not None:
+        from refuge_map.render.save import html_path  # folium: an HTML map only
+
         check_file_target(html_path(out))
     if png is not None:
         from refuge_map.render.static import figure_path, static_map  # matplotlib: a PNG only
@@ -81,6 +82,8 @@ def map_command(
     loaded = read_run_files(run) if run is not None else None
     network = _network_of(loaded, cubit=cubit, techum=techum)
     if out is not None:
+        from refuge_map.render import network_map, save_map
+
         basemap = None if tiles.lower() == "none" else tiles
         cells = _coverage_cells(
             coverage, coverage_file, cell_m=coverage_cell_m, limited=not no_limits
@@ -119,7 +122,6 @@ def _coverage_cells(
         exceed `refuge_map.limits`.
     """
     from refuge_map.render import read_coverage_file
-    from refuge_map.simulation import load_scenario
 
     if scenario_file is not None and field_file is not None:
         raise RefugeError("give --coverage SCENARIO or --coverage-file FILE, not both")
@@ -134,6 +136,8 @@ def _coverage_cells(
         from refuge_map.limits import check_coverage
 
         check_coverage(cell_m=cell_m, draws=DEFAULT_DRAWS, source="--coverage-cell-m")
+    from refuge_map.simulation import load_scenario  # a scenario's only: the simulation's import
+
     return scenario_cells(load_scenario(scenario_file), cell_m=cell_m)
 
 

@@ -16,19 +16,8 @@ from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._controls import Swatch
 from refuge_map.render._html import PackedLayer, packed_json, script_json
+from refuge_map.render._style import NO_VALUE, P_CLASSES
 
-#: Classes of P(reach asylum alive): (lower bound, colour), viridis from dark (rarely) to
-#: yellow (surely): ordered in lightness, colour-blind safe, and no red (red means nothing here).
-P_CLASSES: tuple[tuple[float, str], ...] = (
-    (0.0, "#440154"),
-    (0.5, "#414487"),
-    (0.7, "#2a788e"),
-    (0.8, "#22a884"),
-    (0.9, "#7ad151"),
-    (0.95, "#fde725"),
-)
-#: A cell with no value (no way to asylum).
-NO_VALUE = "#bdbdbd"
 COVERAGE_COLUMNS = ("p_asylum", "time_h")
 
 

@@ -9,7 +9,7 @@ from refuge_data import ATTRIBUTION as ATTRIBUTION  # the maps' attribution line
 #: The palette: one meaning per colour, every colour distinguishable with the common colour
 #: vision deficiencies. Cities, roles and boundaries take Okabe & Ito's colours ("Color
 #: Universal Design", 2008); event categories take Paul Tol's "muted" scheme (SRON technical
-#: note, 2021); the coverage classes take viridis (`refuge_map.render._coverage`). A test checks
+#: note, 2021); the coverage classes take viridis (`P_CLASSES`). A test checks
 #: that no colour means two things (`colour_meanings`).
 SIDE_COLORS = {"west": "#0072B2", "east": "#E69F00"}
 LAND_COLORS = {"west": "#f3eee2", "east": "#ebeede"}
@@ -27,6 +27,18 @@ LEVITICAL = "#7d3c98"  # the 42 Levitical cities
 SIGNPOST = "#b9770e"  # the "miklat" signposts at the crossroads
 BRIDGE = "#117a65"  # bridges over rivers
 
+#: Classes of P(reach asylum alive): (lower bound, colour), viridis from dark (rarely) to
+#: yellow (surely): ordered in lightness, colour-blind safe, and no red (red means nothing here).
+P_CLASSES: tuple[tuple[float, str], ...] = (
+    (0.0, "#440154"),
+    (0.5, "#414487"),
+    (0.7, "#2a788e"),
+    (0.8, "#22a884"),
+    (0.9, "#7ad151"),
+    (0.95, "#fde725"),
+)
+#: A cell with no value (no way to asylum).
+NO_VALUE = "#bdbdbd"
 #: The chosen boundary shape is filled; the other is drawn as a dashed outline.
 ZONE_STYLES: dict[str, dict[str, Any]] = {
     "squared": {"color": "#CC79A7", "weight": 2, "fillColor": "#CC79A7"},

@@ -40,7 +40,8 @@ from refuge_map.render._html import (
 from refuge_map.render._markers import lat_lon
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
 from refuge_map.render.levitical_layers import levitical_layers
-from refuge_map.render.run_layers import RunFiles, add_run_layers, read_run_files
+from refuge_map.render.run_files import RunFiles, read_run_files
+from refuge_map.render.run_layers import add_run_layers
 
 LegendEntry = tuple[Swatch, str, str]
 

@@ -10,7 +10,7 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -25,11 +25,12 @@ from numpy.typing import NDArray
 from geo import RefugeNetwork, to_metric
 from refuge_map._atomic import atomic_file
 from refuge_map._cells import as_point
-from refuge_map.coverage import CoverageField
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
-from refuge_map.render._coverage import P_CLASSES
-from refuge_map.render.run_layers import RunFiles
+from refuge_map.render.run_files import RunFiles
+
+if TYPE_CHECKING:  # a type only: the coverage's module loads scipy, which a picture needs not
+    from refuge_map.coverage import CoverageField
 
 #: The figure formats, by the file's suffix.
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
@@ -136,11 +137,11 @@ def coverage_figure(
     """
     target, fmt = figure_path(path)
     fig = Figure(figsize=(12, 8.5), layout="constrained")
-    bounds = [low for low, _ in P_CLASSES] + [1.0]
-    p_colors = ListedColormap([color for _, color in P_CLASSES])
+    bounds = [low for low, _ in style.P_CLASSES] + [1.0]
+    p_colors = ListedColormap([color for _, color in style.P_CLASSES])
     panels = (
         ("time_h", "hours to the nearest asylum", "cividis_r", None),
-        ("p_asylum", "P(reach asylum alive)", p_colors, BoundaryNorm(bounds, len(P_CLASSES))),
+        ("p_asylum", "P(reach asylum alive)", p_colors, BoundaryNorm(bounds, len(style.P_CLASSES))),
     )
     for ax, (name, label, cmap, norm) in zip(fig.subplots(1, 2), panels, strict=True):
         image, extent = _raster(coverage, getattr(coverage, name))
