@@ -56,9 +56,6 @@ def demo(
     chosen = with_replications(
         load_scenario(scenario or data_dir() / "scenarios" / "default.yaml"), replications
     )
-    # numba too, once the input is known good, with the collections held and frozen after
-    compiled()
-    freeze_loaded()
     network = scenario_network(chosen)
     layers = network.layers()  # made here: the map asks for them too
     # Two children work beside this process (two cores; the run uses one): one writes the
@@ -72,6 +69,10 @@ def demo(
         aside(html_map.write, prepare=html_map.prepare) as html,
         aside(static_files.write, prepare=static_files.prepare) as gpkg_and_png,
     ):
+        # numba's kernels load here, beside the children's imports (they draw with none), the
+        # collections held until all is loaded
+        compiled()
+        freeze_loaded()
         cities = network.summary()
         with atomic_file(out / "cities.csv") as tmp:
             cities.to_csv(tmp)
