@@ -13,11 +13,15 @@ from refuge_map import _aside
 two_cores = pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="one core: never spare")
 
 
-def _watched(monkeypatch: pytest.MonkeyPatch, seconds: float, idle: float | None) -> None:
+def _watched(
+    monkeypatch: pytest.MonkeyPatch, seconds: float, idle: float | None, children: float = 0.0
+) -> None:
     """The watch began `seconds` ago, and the machine's cores were idle for `idle` seconds
-    in all since (None: the machine cannot be watched)."""
-    monkeypatch.setattr(_aside, "_watch", (time.monotonic() - seconds, 100.0))
+    in all since (None: the machine cannot be watched), and this process's children used
+    `children` seconds of CPU."""
+    monkeypatch.setattr(_aside, "_watch", (time.monotonic() - seconds, 100.0, 7.0))
     monkeypatch.setattr(_aside, "_idle_seconds", lambda: None if idle is None else 100.0 + idle)
+    monkeypatch.setattr(_aside, "_children_seconds", lambda: 7.0 + children)
 
 
 def _load(monkeypatch: pytest.MonkeyPatch, load: float) -> None:
@@ -33,6 +37,36 @@ def test_a_core_is_spare_where_half_a_core_was_idle_while_it_loaded(
     _load(monkeypatch, 1.9 if spare else 0.1)  # the lagging load says the opposite
     assert _aside.idle_cores() == pytest.approx(idle, abs=0.01)
     assert _aside.spare_core() is spare
+
+
+@two_cores
+@pytest.mark.parametrize(("children", "spare"), [(0.5, True), (0.2, False)])
+def test_the_cores_its_own_children_kept_busy_count_as_idle(
+    monkeypatch: pytest.MonkeyPatch, children: float, spare: bool
+) -> None:
+    _watched(monkeypatch, seconds=1.0, idle=0.2, children=children)
+    assert _aside.idle_cores() == pytest.approx(0.2 + children, abs=0.01)
+    assert _aside.spare_core() is spare
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc to read")
+def test_a_childs_cpu_counts_while_it_works_and_once_reaped() -> None:
+    before = _aside._children_seconds()
+    pid = os.fork()
+    if pid == 0:  # the child: a core busy for 0.4 s of CPU
+        while time.process_time() < 0.4:
+            pass
+        os._exit(0)
+    _aside._CHILDREN.add(pid)
+    try:
+        time.sleep(0.2)
+        working = _aside._children_seconds() - before  # read from /proc/PID/stat
+        os.waitpid(pid, 0)
+    finally:
+        _aside._CHILDREN.discard(pid)
+    reaped = _aside._children_seconds() - before  # from os.times
+    assert 0.05 < working < 0.45
+    assert 0.35 < reaped < 1.0
 
 
 @two_cores
