@@ -37,6 +37,7 @@ from refuge_map.render._style import (
 )
 from refuge_map.render.assets import ASSETS_DIR, pinned_urls, pinned_versions
 from refuge_map.render.html_map import draft_map
+from refuge_map.render.run_files import run_files_of
 from refuge_map.render.run_layers import _iso_duration
 from refuge_map.render.static import draft_static_map, static_map
 from refuge_map.simulation import EVENT_KINDS, EXILE_KINDS, load_scenario, simulate, write_run
@@ -715,3 +716,17 @@ def test_shapes_popups_and_tooltips_go_into_the_page_as_written() -> None:
     for text in ("popup {{ 6 * 7 }}", "tip {{ 7 * 6 }}", "circle {{ 6 * 7 }}", "{# x #}"):
         assert text in page
     assert "42" not in page
+
+
+@pytest.mark.parametrize("name", ["tiny", "bough_at_boundary", "exile_whole_life"])
+def test_a_run_handed_over_in_memory_is_what_its_files_read_back(tmp_path: Path, name: str) -> None:
+    run = simulate(load_scenario(SCENARIOS / f"{name}.yaml"))
+    write_run(run, tmp_path / name)
+    handed, read = run_files_of(run), read_run_files(tmp_path / name)
+    pd.testing.assert_frame_equal(handed.trajectories, read.trajectories)
+    pd.testing.assert_frame_equal(handed.events, read.events)
+    # the same texts in the same order, down to the last key (the maps draw them in it)
+    assert json.dumps(handed.summary) == json.dumps(read.summary)
+    assert json.dumps(handed.scenario) == json.dumps(read.scenario)
+    assert (name == "bough_at_boundary") == bool(handed.summary.get("trees"))
+    assert (name == "exile_whole_life") == handed.events["kind"].isin(EXILE_KINDS).any()

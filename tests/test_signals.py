@@ -18,6 +18,8 @@ import psutil
 import pytest
 
 from refuge_map import _signals
+from refuge_map._atomic import MARKER
+from refuge_map.simulation.io import RUN_FILES
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "tiny.yaml"
 
@@ -370,7 +372,10 @@ def test_a_demo_stopped_says_one_line_and_leaves_no_child_nor_half_a_file(
     written = _written(tmp_path / "out")
     assert [name for name in written if ".part" in name] == []  # the children unwound
     assert "map.png" not in written
-    assert {".refuge-map.json", "cities.csv", "network.gpkg", "run"} <= set(written)
+    assert {".refuge-map.json", "cities.csv", "network.gpkg"} <= set(written)
+    # the run's folder, written while the children draw, is there whole or not at all
+    run = {name for name in written if name.startswith("run")}
+    assert not run or {"run", *(f"run/{name}" for name in (MARKER, *RUN_FILES))} <= run
 
 
 @posix

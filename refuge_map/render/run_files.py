@@ -10,9 +10,10 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
@@ -20,6 +21,9 @@ from pyproj.exceptions import CRSError
 from geo import WGS84
 from refuge_map.errors import RefugeError
 from refuge_map.render._style import EVENT_CATEGORIES, event_category
+
+if TYPE_CHECKING:
+    from refuge_map.simulation.run import Run
 
 #: A run's table as its reader gives it.
 Table = TypeVar("Table", bound=pd.DataFrame)
@@ -121,6 +125,34 @@ def read_run_files(folder: str | os.PathLike[str]) -> RunFiles:
         summary,
         _read_json(path / "scenario.json"),
     )
+
+
+def run_files_of(run: Run) -> RunFiles:
+    """What `read_run_files` reads back of the folder that `write_run` writes of `run`, made
+    from the run in memory: its tables with their categorical columns as the text the reader
+    gives, the summary and the scenario as their files' JSON (a test holds the two equal).
+    `refuge demo` hands its drawing children the run so, to draw while it writes the files."""
+    from refuge_map.simulation.io import scenario_json, summary_json
+
+    return RunFiles(
+        _as_read(run.tracks),
+        _as_read(run.events),
+        json.loads(summary_json(run)),
+        json.loads(scenario_json(run)),
+    )
+
+
+def _as_read(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with its categorical columns as the text a Parquet file of it reads back."""
+    from refuge_map.simulation.io import text_array
+
+    pool = pa.default_memory_pool()
+    text = {
+        str(name): pd.Series(pd.array(text_array(column, pool), dtype="str"), index=frame.index)
+        for name, column in frame.items()
+        if isinstance(column.dtype, pd.CategoricalDtype)
+    }
+    return frame.assign(**text)
 
 
 def _check_trees(trees: Any, *, source: str) -> None:

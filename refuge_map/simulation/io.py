@@ -76,16 +76,24 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
         # of the writing (GDAL's writer there, Arrow's here)
         write_parquet(run.events, tmp / "events.parquet")
         write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
-        (tmp / "summary.json").write_text(
-            json.dumps(run.summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-        )
-        (tmp / "scenario.json").write_text(run.scenario.model_dump_json(indent=2) + "\n")
+        (tmp / "summary.json").write_text(summary_json(run), encoding="utf-8")
+        (tmp / "scenario.json").write_text(scenario_json(run))
         extra: tuple[str, ...] = EXILE_FILES if run.ledger is not None else ()
         extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
         for name in extra:
             write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
         lines.result()
     return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def summary_json(run: Run) -> str:
+    """The text of the run's ``summary.json``."""
+    return json.dumps(run.summary, indent=2, sort_keys=True) + "\n"
+
+
+def scenario_json(run: Run) -> str:
+    """The text of the run's ``scenario.json`` (the validated scenario)."""
+    return run.scenario.model_dump_json(indent=2) + "\n"
 
 
 def _write_lines(run: Run, folder: Path, shown: Path) -> None:
@@ -152,9 +160,7 @@ def _table(
     """The Arrow table `write_parquet` writes of `frame` (`columns`: its columns but the
     `points`, whose geometry goes in at column `at`; `text`: the categorical ones), with
     `schema`, its texts and points in `pool`."""
-    arrays = [
-        _text_array(columns[name], pool) if name in text else None for name in columns.columns
-    ]
+    arrays = [text_array(columns[name], pool) if name in text else None for name in columns.columns]
     plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
         _one_chunk(plain.column(name)) if array is None else array
@@ -209,7 +215,7 @@ def _schema(
     return pq.read_schema(pa.BufferReader(buffer.getvalue()))
 
 
-def _text_array(column: pd.Series, pool: pa.MemoryPool) -> pa.Array:
+def text_array(column: pd.Series, pool: pa.MemoryPool) -> pa.Array:
     """A categorical column as the text pandas writes for its strings (``large_string``)."""
     categories = pa.Array.from_pandas(column.cat.categories).cast(pa.large_string())
     return pc.take(categories, pa.array(column.cat.codes.to_numpy()), memory_pool=pool)
