@@ -1,6 +1,7 @@
-"""A simulation run's files read back for drawing (`read_run_files`), by the HTML map and the
-PNG alike: nothing here draws, so that a picture loads no map library, and the simulation is
-imported only when a run is read."""
+"""A simulation run's files read back for drawing (`read_run_files`), or made as they would
+read from the run in memory (`run_files_of`), for the HTML map and the PNG alike: nothing here
+draws, so that a picture loads no map library, and the simulation is imported only when a run
+is read."""
 
 from __future__ import annotations
 
