@@ -1,4 +1,5 @@
-"""The on-disk cache of built networks: a content-addressed pickle per set of inputs.
+"""The on-disk cache of built networks (and of the gazetteer's named places,
+`geo.gazetteer`): a content-addressed pickle per set of inputs.
 
 `geo.load_network` builds the same `RefugeNetwork` from the same inputs every time: the bytes
 of the data files it reads, its parameters, the code of `geo/` and the libraries that build it.

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, partial
+from pathlib import Path
 from typing import cast
 
 import shapely
 
+from geo import _cache
 from geo._validate import read_layer
 from geo.network import default_data_dir
 from geo.places import read_places
@@ -17,11 +19,25 @@ from geo.roads import REQUIRED_FIELDS as ROAD_FIELDS
 REFERENCE_POINTS = ("dan", "beersheba", "jerusalem")
 
 
+Places = tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]
+
+
 @cache
-def _places() -> tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]:
-    """Read the shipped places through geo's validating reader, in WGS84 as stored: the lon/lat
-    of the reference points and the cities of refuge, and the candidate sites of each city."""
-    places = read_places(default_data_dir() / "places.geojson")
+def _places() -> Places:
+    """The lon/lat of the reference points and the cities of refuge, and the candidate sites of
+    each city (`_read_places`), kept in the network cache (`geo._cache`) beside the networks: a
+    run's exile asks for one point (the Temple's, for the priests' events), and reading the file
+    took GDAL's import and its read (65 ms of `refuge run`)."""
+    path = default_data_dir() / "places.geojson"
+    return _cache.cached(
+        partial(_read_places, path), kind=tuple, files=(path,), params="gazetteer places"
+    )
+
+
+def _read_places(path: Path) -> Places:
+    """Read the places file `path` through geo's validating reader, in WGS84 as stored (see
+    `_places`)."""
+    places = read_places(path)
     named = places[
         places["id"].isin(REFERENCE_POINTS) | (places["feature_kind"] == "city_of_refuge")
     ]

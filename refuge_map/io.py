@@ -13,8 +13,6 @@ from typing import Any
 
 import geopandas as gpd
 import pandas as pd
-import pyogrio
-import pyogrio.errors
 
 from refuge_map._atomic import atomic_dir, atomic_file, check_file_target, check_folder_target
 from refuge_map.errors import RefugeError
@@ -39,6 +37,8 @@ _GPKG_CONFIG = {"OGR_CURRENT_DATE": _GPKG_DATE, "OGR_SQLITE_SYNCHRONOUS": "OFF"}
 def gpkg_settings() -> Iterator[None]:
     """Within the block, GeoPackages are written with the fixed date `_GPKG_DATE` (and without
     SQLite's fsyncs: `_GPKG_CONFIG`)."""
+    import pyogrio  # GDAL: loaded by the writers only (30-40 ms of a command's start)
+
     before = {name: pyogrio.get_gdal_config_option(name) for name in _GPKG_CONFIG}
     pyogrio.set_gdal_config_options(_GPKG_CONFIG)
     try:
@@ -58,9 +58,11 @@ def gdal_writing(target: Path) -> Iterator[None]:
     an `OSError` naming `target`: "No space left on device" where its disk is full, else GDAL's
     first line, so that the command says it in one line (exit 2) as it does any refused write.
     """
+    from pyogrio.errors import DataLayerError, DataSourceError
+
     try:
         yield
-    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError) as failed:
+    except (DataSourceError, DataLayerError) as failed:
         raise _refused(target, failed) from failed
 
 
@@ -140,6 +142,8 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
     """
     # imported here: the render package (folium) stays out of the run's import chain, which
     # imports this module (refuge_map.simulation.io -> gpkg_settings)
+    import pyogrio
+
     from refuge_map.render.qgis import layer_qml, layer_styles
 
     target = check_layers_output(out)

@@ -72,6 +72,12 @@ def test_a_query_or_a_run_on_a_cached_network_loads_no_graph_library(tmp_path: P
     assert (tmp_path / "run2" / "summary.json").is_file()
 
 
+def test_a_run_loads_gdal_only_to_write_a_geopackage() -> None:
+    # pyogrio (GDAL's library: 30-40 ms) loads where trajectories.gpkg is written (a child of
+    # a run that splits), not with the run's writers
+    assert _loaded_after("import refuge_map.io, refuge_map.simulation.io", ("pyogrio",)) == []
+
+
 def test_the_layers_and_drawings_of_a_cached_network_load_no_graph_library() -> None:
     # its road frames are pickled beside its graph (`RefugeNetwork.road_frames`): the map, the
     # PNG and the layers of `refuge demo` and `refuge layers` leave networkx unloaded (0.1-0.2 s)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from geo import gazetteer
+from geo._cache import CACHE_ENV
 from geo.gazetteer import REFERENCE_POINTS, candidate_sites, named_places, reference_point
 
 
@@ -41,3 +46,24 @@ def test_reference_points_and_sites_are_read_without_the_roads(
     assert candidate_sites()
     with pytest.raises(AssertionError, match="roads were read"):
         named_places()  # the waypoints are the roads'
+
+
+def test_the_places_are_kept_in_the_cache_and_read_back_from_it_without_gdal(
+    unread: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv(CACHE_ENV, str(cache))  # and so for the process started below
+    read = reference_point("jerusalem"), candidate_sites()
+    assert len(list(cache.glob("network-*.pickle"))) == 1
+    probe = (
+        "import json, sys\n"
+        "from geo.gazetteer import candidate_sites, reference_point\n"
+        "print(json.dumps([reference_point('jerusalem'), candidate_sites(),"
+        " 'pyogrio' in sys.modules]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    point, sites, gdal = json.loads(done.stdout)
+    assert (tuple(point), {city: tuple(ids) for city, ids in sites.items()}) == read
+    assert not gdal  # GDAL's library is not loaded to read a place
