@@ -18,7 +18,7 @@ from geo.roads import REQUIRED_FIELDS as ROAD_FIELDS
 #: Reference points of the gazetteer a scenario may name (the others are map labels).
 REFERENCE_POINTS = ("dan", "beersheba", "jerusalem")
 
-
+#: What `_places` gives: the lon/lat of each named place, and the candidate sites of each city.
 Places = tuple[dict[str, tuple[float, float]], dict[str, tuple[str, ...]]]
 
 

@@ -90,7 +90,7 @@ def _children_seconds() -> float:
     """The CPU seconds this process's children have used: those reaped (`os.times`) and those
     not yet (``/proc/PID/stat``: 0 for one whose file cannot be read)."""
     times = os.times()
-    used = times.children_user + times.children_system
+    ticks = 0
     for pid in _CHILDREN:
         try:
             with open(f"/proc/{pid}/stat", "rb") as stat:
@@ -98,8 +98,10 @@ def _children_seconds() -> float:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        used += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return used
+        ticks += int(fields[11]) + int(fields[12])
+    reaped = times.children_user + times.children_system
+    # no child read: no sysconf asked (there is none where no child can be forked)
+    return reaped + (ticks / os.sysconf("SC_CLK_TCK") if ticks else 0.0)
 
 
 def _watch_now() -> tuple[float, float | None, float]:

@@ -4,7 +4,7 @@ back by `refuge_map.render.run_files`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import folium
 import numpy as np
@@ -29,7 +29,9 @@ from refuge_map.render._style import (
     category_label,
     role_color,
 )
-from refuge_map.render.run_files import RunFiles
+
+if TYPE_CHECKING:
+    from refuge_map.render.run_files import RunFiles
 
 #: The page opens on the tracks of this many incidents (the first by number); a picker
 #: follows any other, or all.

@@ -27,10 +27,10 @@ from refuge_map._atomic import atomic_file
 from refuge_map._cells import as_point
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
-from refuge_map.render.run_files import RunFiles
 
-if TYPE_CHECKING:  # a type only: the coverage's module loads scipy, which a picture needs not
+if TYPE_CHECKING:  # types only: the coverage's module loads scipy, which a picture needs not
     from refuge_map.coverage import CoverageField
+    from refuge_map.render.run_files import RunFiles
 
 #: The figure formats, by the file's suffix.
 FIGURE_FORMATS = {".png": "png", ".pdf": "pdf", ".svg": "svg"}
