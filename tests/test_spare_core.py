@@ -52,20 +52,27 @@ def test_the_cores_its_own_children_kept_busy_count_as_idle(
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="no /proc to read")
 def test_a_childs_cpu_counts_while_it_works_and_once_reaped() -> None:
     before = _aside._children_seconds()
+    busy, told = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: a core busy for 0.4 s of CPU
+    if pid == 0:  # the child: a core busy for 0.4 s of CPU, saying so after 0.15 s of it
+        while time.process_time() < 0.15:
+            pass
+        os.write(told, b"!")
         while time.process_time() < 0.4:
             pass
         os._exit(0)
     _aside._CHILDREN.add(pid)
     try:
-        time.sleep(0.2)
+        # wait for the child's CPU, not for a time: on a busy machine it may get little
+        assert os.read(busy, 1) == b"!"
         working = _aside._children_seconds() - before  # read from /proc/PID/stat
         os.waitpid(pid, 0)
     finally:
         _aside._CHILDREN.discard(pid)
+        os.close(busy)
+        os.close(told)
     reaped = _aside._children_seconds() - before  # from os.times
-    assert 0.05 < working < 0.45
+    assert 0.1 < working < 0.45
     assert 0.35 < reaped < 1.0
 
 
