@@ -41,6 +41,7 @@ def test_reference_points_and_sites_are_read_without_the_roads(
     def no_roads(*args: object, **kwargs: object) -> None:
         raise AssertionError("the roads were read")
 
+    monkeypatch.setenv(CACHE_ENV, "off")  # the waypoints read from the file, not the cache
     monkeypatch.setattr(gazetteer, "read_layer", no_roads)
     assert len(reference_point("jerusalem")) == 2
     assert candidate_sites()
@@ -55,15 +56,19 @@ def test_the_places_are_kept_in_the_cache_and_read_back_from_it_without_gdal(
     monkeypatch.setenv(CACHE_ENV, str(cache))  # and so for the process started below
     read = reference_point("jerusalem"), candidate_sites()
     assert len(list(cache.glob("network-*.pickle"))) == 1
+    named = named_places()  # the waypoints too: an entry of their own
+    assert len(list(cache.glob("network-*.pickle"))) == 2
     probe = (
         "import json, sys\n"
-        "from geo.gazetteer import candidate_sites, reference_point\n"
-        "print(json.dumps([reference_point('jerusalem'), candidate_sites(),"
+        "from geo.gazetteer import candidate_sites, named_places, reference_point\n"
+        "print(json.dumps([reference_point('jerusalem'), candidate_sites(), named_places(),"
         " 'pyogrio' in sys.modules]))"
     )
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
     )
-    point, sites, gdal = json.loads(done.stdout)
+    point, sites, points, gdal = json.loads(done.stdout)
     assert (tuple(point), {city: tuple(ids) for city, ids in sites.items()}) == read
+    assert {name: tuple(lonlat) for name, lonlat in points.items()} == named
+    assert list(points) == list(named)  # in the same order
     assert not gdal  # GDAL's library is not loaded to read a place
