@@ -61,6 +61,7 @@ def test_a_childs_cpu_counts_while_it_works_and_once_reaped() -> None:
         while time.process_time() < 0.4:
             pass
         os._exit(0)
+    os.close(told)  # the child's alone: a child that dies unheard ends the read, not hangs it
     _aside._CHILDREN.add(pid)
     try:
         # wait for the child's CPU, not for a time: on a busy machine it may get little
@@ -70,7 +71,6 @@ def test_a_childs_cpu_counts_while_it_works_and_once_reaped() -> None:
     finally:
         _aside._CHILDREN.discard(pid)
         os.close(busy)
-        os.close(told)
     reaped = _aside._children_seconds() - before  # from os.times
     assert 0.1 < working < 0.45
     assert 0.35 < reaped < 1.0
