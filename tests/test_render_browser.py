@@ -13,7 +13,9 @@ from test_render import PAYLOAD, poison, simulate_tiny
 
 from geo import RefugeNetwork
 from refuge_map.render import _html, network_map, save_map
+from refuge_map.simulation import Scenario, load_scenario, simulate, write_run
 
+SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -100,8 +102,9 @@ def events_shown(page) -> int:
 
 
 def zoom_to(page, lat: float, lon: float, zoom: int) -> None:
+    # `void`: setView returns the map, which Playwright would spend seconds serializing
     page.evaluate(
-        f"window[document.querySelector('.folium-map').id].setView([{lat}, {lon}], {zoom},"
+        f"void window[document.querySelector('.folium-map').id].setView([{lat}, {lon}], {zoom},"
         " {animate: false})"
     )
     page.wait_for_timeout(300)
@@ -123,10 +126,7 @@ def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     popup = page.inner_text(".leaflet-popup-content")
     assert "Tell Balatah" in popup and "west of the Jordan" in popup
     page.locator(".leaflet-popup-close-button").click()
-    page.evaluate(
-        "window[document.querySelector('.folium-map').id].setView([32.2136, 35.2819], 13,"
-        " {animate: false})"
-    )
+    zoom_to(page, 32.2136, 35.2819, 13)
     zone = page.locator("path.refuge-zone-squared").nth(1).bounding_box()
     assert zone is not None and zone["width"] > 100  # the 2 km square, at about 20 m a pixel
     page.screenshot(path=tmp_path / "network-zoomed.png")
@@ -186,7 +186,7 @@ def test_hostile_names_show_as_text_and_run_nothing(browser, network: RefugeNetw
     path = save_map(network_map(named), tmp_path / "names.html", self_contained=True)
     seen = visit(browser, path)
     page = seen.page
-    assert PAYLOAD in page.inner_text(".refuge-city >> nth=0")
+    assert PAYLOAD in page.inner_text(".refuge-city-label >> nth=0")
     page.locator(".refuge-city").first.click()
     assert PAYLOAD in page.inner_text(".leaflet-popup-content")
     assert page.locator("img[src='x']").count() == 0
@@ -209,6 +209,40 @@ def test_event_popups_cite_the_rule_and_show_hostile_text_as_text(
     link = page.locator(".leaflet-popup-content a[href^='https://www.sefaria.org/']").first
     assert link.get_attribute("target") == "_blank"
     assert page.locator("img[src='x']").count() == 0
+    assert_offline_and_clean(seen)
+
+
+#: The labels of the cities that something else covers in the page's view, each with what
+#: covers it: the element at three points along the middle of each label in view.
+COVERED_LABELS = """() => [...document.querySelectorAll('.refuge-city-label')].flatMap(label => {
+  const box = label.getBoundingClientRect();
+  return [0.15, 0.5, 0.85].map(f => [box.left + f * box.width, box.top + box.height / 2])
+    .filter(([x, y]) => x >= 0 && y >= 0 && x <= innerWidth && y <= innerHeight)
+    .map(([x, y]) => document.elementFromPoint(x, y))
+    .filter(top => !label.contains(top))
+    .map(top => label.textContent + ' under ' + (top && top.closest('[class]')?.className));
+})"""
+
+
+def test_the_clusters_of_a_run_cover_no_city_label(browser, network: RefugeNetwork, tmp_path):
+    """The events of a run gather at the cities, where the flights end: their clusters' discs
+    sit on the cities, and the names stay on top of them at every zoom (a click on a name
+    opens its city's popup)."""
+    default = load_scenario(SCENARIOS / "default.yaml").model_dump()
+    crowd = default | {"replications": 1, "generate": default["generate"] | {"n": 60}}
+    folder = tmp_path / "run"
+    write_run(simulate(Scenario.model_validate(crowd)), folder)
+    path = save_map(network_map(network, run=folder), tmp_path / "run.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    page.locator(".refuge-legend summary").click()  # folded: the land in view
+    for zoom in (7, 8, 9, 10):
+        zoom_to(page, 32.0, 35.4, zoom)
+        assert page.locator(".refuge-cluster").count() > 0  # discs that could cover them
+        assert page.evaluate(COVERED_LABELS) == [], f"at zoom {zoom}"
+    zoom_to(page, 32.0, 35.4, 8)
+    page.locator(".refuge-city-label", has_text="Shechem").click()
+    assert "Tell Balatah" in page.inner_text(".leaflet-popup-content")
     assert_offline_and_clean(seen)
 
 

@@ -17,10 +17,10 @@ Swatch = Literal["dot", "line", "dash", "fill"]
 #: background is the land beyond the data's region.
 PAGE_STYLE = f"""
 .leaflet-container {{ background: {LAND_BEYOND}; }}
-.refuge-city {{ background: none; border: none; }}
+.refuge-city, .refuge-city-name {{ background: none; border: none; }}
 .refuge-city-dot {{ width: 12px; height: 12px; border-radius: 50%; border: 2px solid #fff;
   box-shadow: 0 0 2px #000; }}
-.refuge-city-label {{ position: absolute; left: 16px; top: -3px; white-space: nowrap;
+.refuge-city-label {{ position: absolute; left: 8px; top: -11px; white-space: nowrap;
   font: bold 12px sans-serif; color: #222; text-shadow: 0 0 3px #fff, 0 0 3px #fff; }}
 .refuge-popup table {{ border-collapse: collapse; font-size: 12px; margin-top: 4px; }}
 .refuge-popup th {{ text-align: left; padding: 1px 8px 1px 0; vertical-align: top;

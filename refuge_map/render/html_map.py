@@ -45,6 +45,9 @@ from refuge_map.render.run_layers import add_run_layers
 
 LegendEntry = tuple[Swatch, str, str]
 
+#: The map pane of the cities' names (`_city_layer`).
+CITY_NAMES = "refuge-city-names"
+
 
 def network_map(
     network: RefugeNetwork,
@@ -193,6 +196,8 @@ def _base_map(framed: gpd.GeoSeries, basemap: folium.TileLayer | None) -> folium
     left, bottom, right, top = framed.to_crs("EPSG:4326").total_bounds
     fmap.fit_bounds([[bottom, left], [top, right]], padding=(40, 40))
     PageStyle().add_to(fmap)
+    # above the markers and their clusters, below tooltips (650) and popups (700)
+    folium.map.CustomPane(CITY_NAMES, z_index=640).add_to(fmap)
     return fmap
 
 
@@ -490,20 +495,27 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
     sites = cities["site"].to_crs("EPSG:4326")
     for city, row in cities.iterrows():
         color = style.SIDE_COLORS.get(str(row["side"]), style.OTHER)
-        icon = folium.DivIcon(
-            html=(
-                f'<div class="refuge-city-dot" style="background:{color}"></div>'
-                f'<div class="refuge-city-label">{esc(style.short_name(str(row["name"])))}</div>'
-            ),
+        where, popup = list(lat_lon(sites[city])), city_popup(network, str(city), row)
+        dot = folium.DivIcon(
+            html=f'<div class="refuge-city-dot" style="background:{color}"></div>',
             class_name="refuge-city",
             icon_size=(16, 16),
             icon_anchor=(8, 8),
         )
         folium.Marker(
-            list(lat_lon(sites[city])),
-            icon=icon,
-            popup=Popup(city_popup(network, str(city), row), max_width=420),
-            tooltip=Tooltip(esc(row["name"])),
+            where, icon=dot, popup=Popup(popup, max_width=420), tooltip=Tooltip(esc(row["name"]))
+        ).add_to(layer)
+        # The name in its own pane above the markers: the clusters of a run's events gather at
+        # the cities (where the flights end) and would hide it. The dot stays under them (a
+        # cluster marks the place as well); the name opens the same popup, and is no tab stop.
+        name = folium.DivIcon(
+            html=f'<div class="refuge-city-label">{esc(style.short_name(str(row["name"])))}</div>',
+            class_name="refuge-city-name",
+            icon_size=(0, 0),
+            icon_anchor=(0, 0),
+        )
+        folium.Marker(
+            where, icon=name, popup=Popup(popup, max_width=420), pane=CITY_NAMES, keyboard=False
         ).add_to(layer)
     return layer
 
