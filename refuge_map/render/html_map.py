@@ -496,28 +496,28 @@ def _city_layer(network: RefugeNetwork) -> folium.FeatureGroup:
     for city, row in cities.iterrows():
         color = style.SIDE_COLORS.get(str(row["side"]), style.OTHER)
         where, popup = list(lat_lon(sites[city])), city_popup(network, str(city), row)
-        dot = folium.DivIcon(
-            html=f'<div class="refuge-city-dot" style="background:{color}"></div>',
-            class_name="refuge-city",
-            icon_size=(16, 16),
-            icon_anchor=(8, 8),
-        )
-        folium.Marker(
-            where, icon=dot, popup=Popup(popup, max_width=420), tooltip=Tooltip(esc(row["name"]))
-        ).add_to(layer)
+        dot = f'<div class="refuge-city-dot" style="background:{color}"></div>'
+        tooltip = Tooltip(esc(row["name"]))
+        _city_marker(where, dot, "refuge-city", 16, popup, tooltip=tooltip).add_to(layer)
         # The name in its own pane above the markers: the clusters of a run's events gather at
         # the cities (where the flights end) and would hide it. The dot stays under them (a
         # cluster marks the place as well); the name opens the same popup, and is no tab stop.
-        name = folium.DivIcon(
-            html=f'<div class="refuge-city-label">{esc(style.short_name(str(row["name"])))}</div>',
-            class_name="refuge-city-name",
-            icon_size=(0, 0),
-            icon_anchor=(0, 0),
-        )
-        folium.Marker(
-            where, icon=name, popup=Popup(popup, max_width=420), pane=CITY_NAMES, keyboard=False
+        name = f'<div class="refuge-city-label">{esc(style.short_name(str(row["name"])))}</div>'
+        _city_marker(
+            where, name, "refuge-city-name", 0, popup, pane=CITY_NAMES, keyboard=False
         ).add_to(layer)
     return layer
+
+
+def _city_marker(
+    where: list[float], html: str, class_name: str, size: int, popup: str, **options: Any
+) -> folium.Marker:
+    """A marker of a city drawn by `html` in a `size`-pixel box centred on the site, opening
+    the city's `popup` (`options`: folium.Marker's)."""
+    icon = folium.DivIcon(
+        html=html, class_name=class_name, icon_size=(size, size), icon_anchor=(size // 2,) * 2
+    )
+    return folium.Marker(where, icon=icon, popup=Popup(popup, max_width=420), **options)
 
 
 def city_popup(network: RefugeNetwork, city: str, row: Any) -> str:
