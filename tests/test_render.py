@@ -12,6 +12,7 @@ from typing import Any
 
 import folium
 import geopandas as gpd
+import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
@@ -28,6 +29,7 @@ from refuge_map.render._slider import encode_deltas
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
     KIND_CATEGORIES,
+    LAKE_FILL,
     NO_VALUE,
     P_CLASSES,
     category_color,
@@ -576,6 +578,24 @@ def test_a_png_drafted_before_its_run_is_written_is_the_runs_png(network, run_di
     whole = static_map(network, tmp_path / "whole.png", run=read_run_files(run_dir))
     assert png == whole.read_bytes()
     assert png != static_map(network, tmp_path / "network.png").read_bytes()
+
+
+def test_the_png_shows_the_sea_as_the_html_map_does(network, tmp_path):
+    """West of the coast the picture is the sea's fill (as the lakes', and as the HTML map
+    draws it), not the page's white; east of it, the land."""
+    draft = draft_static_map(network)
+    png = matplotlib.image.imread(draft.finish(tmp_path / "network.png"))
+    coast = network.hydrography.set_index("id").geometry["mediterranean_coast"]
+    bottom, top = draft.ax.get_ylim()
+    x, y = coast.interpolate(coast.project(shapely.Point(0, (bottom + top) / 2))).coords[0]
+
+    def color_at(east_m: float) -> str:
+        col, row = draft.ax.transData.transform((x + east_m, y)) * 150 / draft.figure.dpi
+        rgb = png[png.shape[0] - 1 - round(row), round(col), :3]
+        return "#" + "".join(f"{round(c * 255):02x}" for c in rgb)
+
+    assert color_at(-4_000) == LAKE_FILL
+    assert color_at(4_000) not in {LAKE_FILL, "#ffffff"}
 
 
 def test_static_figure_refuses_other_suffixes(network, tmp_path):

@@ -38,6 +38,7 @@ from refuge_map.render._html import (
     popup_table,
 )
 from refuge_map.render._markers import lat_lon
+from refuge_map.render._sea import SEA_SOURCE, sea_polygon
 from refuge_map.render.assets import MAP_CSS, MAP_JS, folium_links
 from refuge_map.render.levitical_layers import levitical_layers
 from refuge_map.render.run_files import RunFiles, read_run_files
@@ -263,14 +264,6 @@ def _shape(
     )
 
 
-#: The coast beyond the data's region, schematic (lon, lat), north of where the shipped
-#: coastline leaves the region: Sidon, Beirut, Tripoli, Latakia, the gulf of Iskenderun. It only
-#: closes the sea on the page's background (the land beyond the region is that background).
-_COAST_BEYOND = ((35.37, 33.9), (35.84, 34.45), (35.77, 35.52), (36.0, 36.9))
-#: How far west and north the schematic sea reaches (degrees).
-_SEA_WEST, _SEA_NORTH = 20.0, 37.0
-
-
 #: One drawn shape: its geometry (WGS84), Leaflet path style, popup and tooltip (escaped).
 Shape = tuple[BaseGeometry, dict[str, Any], str, str]
 
@@ -293,18 +286,10 @@ SEA_LAYER = "The Mediterranean"
 
 
 def _sea_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
-    """The Mediterranean drawn to the edge of the view: the shipped coastline, closed to the
-    west (and to the north along a schematic coast), so that the land is the page's background
-    and does not end in a rectangle at the data's region."""
-    coast = hydrography.set_index("id").geometry.get("mediterranean_coast")
-    if coast is None:
+    """The Mediterranean drawn to the edge of the view (`_sea.sea_polygon`)."""
+    sea = sea_polygon(hydrography)
+    if sea is None:
         return []
-    ring = list(coast.coords)
-    if ring[0][1] < ring[-1][1]:
-        ring.reverse()  # north to south
-    (_, south_lat) = ring[-1]
-    ring += [(_SEA_WEST, south_lat), (_SEA_WEST, _SEA_NORTH)]
-    ring += [(lon, lat) for lon, lat in reversed(_COAST_BEYOND)]
     path_style = {
         "color": style.WATER,
         "weight": 0,
@@ -312,10 +297,8 @@ def _sea_shapes(hydrography: gpd.GeoDataFrame) -> list[Shape]:
         "fillOpacity": 1,
         "className": "refuge-sea",
     }
-    popup = popup_table(
-        "Mediterranean Sea", [("coast", "Natural Earth; beyond the data: schematic")]
-    )
-    return [(shapely.Polygon(ring), path_style, popup, "Mediterranean Sea")]
+    popup = popup_table("Mediterranean Sea", [("coast", SEA_SOURCE)])
+    return [(sea, path_style, popup, "Mediterranean Sea")]
 
 
 def _land_shapes(land: gpd.GeoDataFrame) -> list[Shape]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import geopandas as gpd
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
@@ -22,11 +23,12 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from numpy.typing import NDArray
 
-from geo import RefugeNetwork, to_metric
+from geo import REGION_CRS, WGS84, RefugeNetwork, to_metric
 from refuge_map._atomic import atomic_file
 from refuge_map._cells import as_point
 from refuge_map.errors import RefugeError
 from refuge_map.render import _style as style
+from refuge_map.render._sea import sea_polygon
 
 if TYPE_CHECKING:  # types only: the coverage's module loads scipy, which a picture needs not
     from refuge_map.coverage import CoverageField
@@ -207,7 +209,11 @@ def _draw_context(ax: Axes, network: RefugeNetwork) -> None:
 
 
 def _draw_network(ax: Axes, network: RefugeNetwork) -> None:
-    """Land, water, zones, towns, roads, the limits of the land, and the labelled cities."""
+    """Sea, land, water, zones, towns, roads, the limits of the land, and the labelled cities."""
+    sea = sea_polygon(network.hydrography.to_crs(WGS84))
+    if sea is not None:  # as the HTML map draws it: the sea to the edge of the picture
+        metric = gpd.GeoSeries([sea], crs=WGS84).to_crs(REGION_CRS)
+        metric.plot(ax=ax, color=style.LAKE_FILL, zorder=0)
     for side, land in network.land.groupby("side"):
         land.plot(ax=ax, color=style.LAND_COLORS.get(str(side), "#eeeeee"), zorder=0)
     water = network.hydrography
