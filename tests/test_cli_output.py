@@ -4,6 +4,7 @@ the light start-up (imports, not times: timing is benchmarks/bench_startup.py's 
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import subprocess
@@ -290,3 +291,29 @@ def test_the_console_script_runs_openblas_on_one_thread_unless_told_otherwise() 
             [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=told
         )
         assert done.stdout.split() == [seen, "False"]
+
+
+def _panel_rows(text: str, title: str) -> list[tuple[str, str, int]]:
+    """The rows of a help panel: its name column (blank where a description goes on), its
+    description line, and the description column's width (the panel's, less the names' column
+    and the padding before its right edge)."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if f"─ {title} ─" in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("╰"))
+    rows = [line[1:-1] for line in lines[start + 1 : end]]  # within the panel's edges
+    name, first = rows[0].split(maxsplit=1)[0], rows[0]
+    column = len(first) - len(first[first.index(name) + len(name) :].lstrip())
+    return [(row[:column].strip(), row[column:].rstrip(), len(row) - 1 - column) for row in rows]
+
+
+@pytest.mark.parametrize("columns", ["80", "130"])
+def test_the_commands_summaries_wrap_to_the_panels_width(run_cli, monkeypatch, columns):
+    """`refuge --help` lists each command with its summary wrapped at the panel's edge, not
+    broken where its docstring's lines end: a summary's line ends only where its next word
+    would not fit."""
+    monkeypatch.setenv("COLUMNS", columns)
+    rows = _panel_rows(run_cli("--help").out, "Commands")
+    assert {"demo", "run", "sweep", "where"} <= {name for name, _, _ in rows}
+    for (_, line, width), (name, following, _) in itertools.pairwise(rows):
+        if not name:  # the same command's summary goes on
+            assert len(line) + 1 + len(following.split()[0]) > width, line

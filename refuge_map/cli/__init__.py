@@ -30,9 +30,11 @@ from refuge_map.cli import (  # noqa: F401
     sim_commands,
     sweep_commands,
 )
-from refuge_map.cli._app import app
+from refuge_map.cli._app import app, one_line_summaries
 
 __all__ = ["app", "main", "script"]
+
+one_line_summaries(app)
 
 
 def script() -> NoReturn:

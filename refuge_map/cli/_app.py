@@ -7,6 +7,7 @@ geographic stack, the simulation) when it runs.
 from __future__ import annotations
 
 import gc
+import inspect
 from typing import Annotated
 
 import typer
@@ -72,3 +73,20 @@ def freeze_loaded() -> None:
     if own_process:
         gc.freeze()
         gc.enable()
+
+
+def one_line_summaries(group: typer.Typer) -> None:
+    """Give each command of `group` and its subgroups, where it has none, a short help: the
+    first paragraph of its docstring with the docstring's line breaks made spaces.
+
+    In typer's rich help (0.29) the Commands panel keeps a docstring's single line breaks, so
+    `refuge --help` broke each summary where its source lines end (typer pull request 1844);
+    with the breaks gone, rich wraps the summary to the panel's width.
+    """
+    for command in group.registered_commands:
+        if command.short_help is None:
+            text = command.help or inspect.getdoc(command.callback) or ""
+            command.short_help = " ".join(text.partition("\n\n")[0].split())
+    for subgroup in group.registered_groups:
+        if subgroup.typer_instance is not None:
+            one_line_summaries(subgroup.typer_instance)
