@@ -86,6 +86,18 @@ def test_the_opinions_redraw_the_zones(seen, tmp_path):
     page.screenshot(path=tmp_path / "zones.png")
 
 
+def test_the_cities_names_stand_beside_their_dots(seen):
+    page = seen.page
+    dots = page.locator("#pane-0 path.city")
+    names = page.locator("#pane-0 .leaflet-tooltip-right")
+    assert dots.count() == names.count() == 6
+    for i in range(6):
+        dot, name = dots.nth(i).bounding_box(), names.nth(i).bounding_box()
+        assert dot is not None and name is not None
+        assert name["x"] >= dot["x"] + dot["width"]  # the whole dot shows, left of its name
+        assert name["y"] < dot["y"] + dot["height"] / 2 < name["y"] + name["height"]
+
+
 def test_a_point_a_tree_and_the_chazon_ish(seen, tmp_path):
     page = seen.page
     click_at(page, 0, *SHECHEM)

@@ -204,8 +204,10 @@ Pane.prototype.redraw = function () {
         var color = f.properties.side === "west" ? "#0072B2" : "#E69F00";
         return L.circleMarker(latlng, {radius: 6, color: "#fff", weight: 2, fillColor: color,
                                         fillOpacity: 1, className: "city"})
+          // offset: the name beside the dot (radius 6, border 2), not over it
           .bindTooltip(text(f.properties.name.split(" (")[0]), {permanent: true,
-                                                                 direction: "right"});
+                                                                 direction: "right",
+                                                                 offset: [8, 0]});
       }
     }).addTo(self.layers);
     self.zoneSummary = data.zones.features.map(function (f) {
