@@ -66,3 +66,19 @@ def test_wilson_interval():
     low, high = wilson(13, 50)
     assert low < 13 / 50 < high and round(low, 3) == 0.159 and round(high, 3) == 0.396
     assert wilson(0, 10)[0] == 0.0
+
+
+def test_coverage_cells_carry_the_class_the_legend_names(client):
+    """Each cell's class (an index in the answer's classes, as the HTML map's legend orders
+    them) is the range its P falls in; a cell with no way to asylum takes the last."""
+    answer = client.post("/api/coverage", json={"settings": {}, "cell_m": 20_000}).json()
+    classes = answer["classes"]
+    assert [k["label"] for k in classes[:2]] == ["0%-50%", "50%-70%"]
+    assert classes[-1]["label"] == "no way to asylum" and len(classes) == 7
+    assert len(answer["cells"]) > 30
+    for _, p, _, k in answer["cells"]:
+        if p is None:
+            assert k == len(classes) - 1
+        else:
+            low, high = (float(end) / 100 for end in classes[k]["label"].rstrip("%").split("%-"))
+            assert low <= p < high or p == high == 1.0, (p, classes[k])

@@ -226,4 +226,26 @@ def test_coverage_layer_and_two_settings_side_by_side(seen, tmp_path):
     first = page.locator("#pane-0 path.zone").first.get_attribute("d")
     second = page.locator("#pane-1 path.zone").first.get_attribute("d")
     assert first != second  # squared against round
+    for pane in (0, 1):  # the key of the colours, each cell's colour in it
+        legend = page.locator(f"#pane-{pane} .coverage-legend")
+        assert "P(reach asylum alive)" in legend.inner_text()
+        assert "95%-100%" in legend.inner_text() and "no way to asylum" in legend.inner_text()
+        swatches = legend.locator(".swatch").evaluate_all(
+            "ss => ss.map(s => s.style.backgroundColor)"
+        )
+        cells = page.locator(f"#pane-{pane} path.coverage-cell").evaluate_all(
+            "ps => [...new Set(ps.map(p => { const s = document.createElement('span');"
+            " s.style.backgroundColor = p.getAttribute('fill'); return s.style.backgroundColor;"
+            " }))]"
+        )
+        assert len(swatches) == 7 and len(cells) >= 3 and set(cells) <= set(swatches)
+        # the attribution, wrapped in the narrow pane, leaves the scale bar in sight
+        scale = page.locator(f"#pane-{pane} .leaflet-control-scale").bounding_box()
+        top = page.evaluate(
+            f"document.elementFromPoint({scale['x'] + 10}, {scale['y'] + scale['height'] - 4})"
+            ".closest('.leaflet-control').className"
+        )
+        assert "leaflet-control-scale" in top
     page.screenshot(path=tmp_path / "compare.png")
+    page.uncheck("#coverage")
+    assert page.locator(".coverage-legend").count() == 0

@@ -19,7 +19,9 @@ from geo import BOUGH_OPINIONS
 from geo.asylum import KIND_CITATIONS
 from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.law import DISPUTES, Case, rulings_across_opinions
+from refuge_map.render._coverage import coverage_classes, p_class
 from refuge_map.render._html import cited
+from refuge_map.render._style import NO_VALUE
 from refuge_map.render.html_map import DECIMALS, background, city_popup
 from refuge_map.simulation import Scenario, scenario_network, scenario_schema, simulate
 
@@ -206,12 +208,19 @@ def coverage(settings: dict[str, Any], cell_m: float) -> dict[str, Any]:
     cells = coverage_layer(field, cell_m=cell_m)
     rings = shapely.get_coordinates(shapely.get_exterior_ring(cells.geometry.to_numpy()))
     corners = np.round(rings[:, ::-1], 5).reshape(len(cells), -1, 2)[:, :-1]
+    p_asylum = cells["p_asylum"].to_numpy(dtype=float)
     return {
         "cell_m": cell_m,
+        # each cell: corners, P, hours, and its class (an index in "classes"), as the HTML
+        # map colours them (`render._coverage`): the page holds no thresholds of its own
         "cells": [
-            [ring.tolist(), _number(p), _number(h)]
-            for ring, p, h in zip(corners, cells["p_asylum"], cells["time_h"], strict=True)
+            [ring.tolist(), _number(p), _number(h), k]
+            for ring, p, h, k in zip(
+                corners, p_asylum, cells["time_h"], p_class(p_asylum), strict=True
+            )
         ],
+        "classes": [{"color": color, "label": label} for color, label in coverage_classes()]
+        + [{"color": NO_VALUE, "label": "no way to asylum"}],
     }
 
 

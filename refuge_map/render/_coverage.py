@@ -88,12 +88,19 @@ def p_class(p: NDArray[np.float64]) -> list[int]:
     return np.where(np.isfinite(p), classes, len(P_CLASSES)).tolist()
 
 
-def coverage_legend() -> list[tuple[Swatch, str, str]]:
-    """The legend's lines of the coverage layer: one per class of P(reach asylum alive)."""
+def coverage_classes() -> list[tuple[str, str]]:
+    """Each class of P(reach asylum alive) in `P_CLASSES`: its colour and range ("50%-70%")."""
     uppers = [f"{low:.0%}" for low, _ in P_CLASSES[1:]] + ["100%"]
     return [
-        ("fill", color, f"{'P(reach asylum alive) ' if i == 0 else ''}{low:.0%}-{upper}")
-        for i, ((low, color), upper) in enumerate(zip(P_CLASSES, uppers, strict=True))
+        (color, f"{low:.0%}-{upper}") for (low, color), upper in zip(P_CLASSES, uppers, strict=True)
+    ]
+
+
+def coverage_legend() -> list[tuple[Swatch, str, str]]:
+    """The legend's lines of the coverage layer: one per class of P(reach asylum alive)."""
+    return [
+        ("fill", color, f"{'P(reach asylum alive) ' if i == 0 else ''}{label}")
+        for i, (color, label) in enumerate(coverage_classes())
     ]
 
 

@@ -222,21 +222,37 @@ Pane.prototype.redraw = function () {
 
 Pane.prototype.drawCoverage = function () {
   var self = this;
-  var colors = ["#440154", "#414487", "#2a788e", "#22a884", "#7ad151", "#fde725"];
-  var bounds = [0.5, 0.7, 0.8, 0.9, 0.95];
   post("coverage", {settings: this.settings(), cell_m: 10000}).then(function (data) {
-    self.coverage.clearLayers();
-    data.cells.forEach(function (c) {
-      var k = 0;
-      while (c[1] !== null && k < bounds.length && c[1] >= bounds[k]) { k++; }
+    self.clearCoverage();
+    data.cells.forEach(function (c) {  /* corners, P, hours, class */
       L.polygon(c[0], {stroke: false, fillOpacity: 0.5, className: "coverage-cell",
-                       fillColor: c[1] === null ? "#bdbdbd" : colors[k]})
+                       fillColor: data.classes[c[3]].color})
         .bindTooltip("P(reach asylum alive) " + (c[1] === null ? "none" : c[1].toFixed(2)))
         .addTo(self.coverage);
     });
+    self.coverageLegend = coverageLegend(data.classes).addTo(self.map);
     self.el.dataset.coverage = data.cells.length;
   }).catch(function (e) { showAnswer('<span class="error">' + text(e.message) + "</span>"); });
 };
+
+Pane.prototype.clearCoverage = function () {
+  this.coverage.clearLayers();
+  if (this.coverageLegend) { this.coverageLegend.remove(); this.coverageLegend = null; }
+};
+
+/* The key of the coverage cells' colours, as the server gives the classes. */
+function coverageLegend(classes) {
+  var legend = L.control({position: "bottomright"});
+  legend.onAdd = function () {
+    var box = L.DomUtil.create("div", "coverage-legend");
+    box.innerHTML = "<b>P(reach asylum alive)</b>" + classes.map(function (k) {
+      return '<div><span class="swatch" style="background:' + text(k.color) + '"></span>' +
+        text(k.label) + "</div>";
+    }).join("");
+    return box;
+  };
+  return legend;
+}
 
 /* ---- the questions ----------------------------------------------------------------------- */
 
@@ -406,7 +422,7 @@ function start() {
     });
     document.getElementById("coverage").addEventListener("change", function (e) {
       panes.forEach(function (p) {
-        if (e.target.checked) { p.drawCoverage(); } else { p.coverage.clearLayers(); }
+        if (e.target.checked) { p.drawCoverage(); } else { p.clearCoverage(); }
       });
     });
     document.body.dataset.ready = "yes";
