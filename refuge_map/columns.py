@@ -333,7 +333,7 @@ TABLE_MEANINGS: dict[str, dict[str, str]] = {
         "variance: how much of each exile outcome's variance the releasing death explains (r2, "
         "dominated)",
         "exile.outcomes": "manslayers by outcome (the exile outcomes below)",
-        "exile.by_city": "manslayers by city and outcome",
+        "exile.by_city": "manslayers by the city each ran for (`fled_to`) and outcome",
         "cities.by_city": "each city's reception over the run: its population, residents at the "
         "start and the end, manslayers received and turned away, whether it was full (a majority "
         "of manslayers takes no more: Makkot 10b, R. Elazar; Rambam 7:6) and whether it receives "

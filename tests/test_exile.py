@@ -344,3 +344,22 @@ def test_rent_is_paid_in_the_42_whatever_the_six_follow() -> None:
             {"cases": [{"file": "002_lowering_cask"}], "rent": rent}
         )
         assert pays_rent(options, levitical).tolist() == expected
+
+
+def test_the_exiles_by_city_are_by_the_city_each_ran_for_and_add_up() -> None:
+    """`fled_to` is the city he ran for (as the flight's "ran for"), also for those the
+    avenger caught on the way: each outcome's count by city adds up to its count in all (the
+    exile table's columns to its "all"), and each city's caught are its flight's captures."""
+    default = load_scenario(SCENARIOS / "default.yaml").model_dump()
+    crowd = default | {"replications": 1, "generate": default["generate"] | {"n": 120}}
+    run = simulate(Scenario.model_validate(crowd))
+    exile, flight = run.summary["exile"], run.summary["by_city"]
+    assert exile["outcomes"]["caught_in_flight"] > 0
+    for outcome in OUTCOMES:
+        by_city = sum(counts[outcome] for counts in exile["by_city"].values())
+        assert by_city == exile["outcomes"][outcome], outcome
+    assert set(exile["by_city"]) == set(flight)
+    for city, counts in exile["by_city"].items():
+        assert counts["caught_in_flight"] == flight[city]["outcomes"]["capture"], city
+        assert sum(counts.values()) == flight[city]["incidents"], city
+    assert (run.manslayers["fled_to"] != "").all()

@@ -191,7 +191,7 @@ class Manslayers:
         released = headline["outcome"] == "released"
         return {
             "outcome": headline["outcome"],
-            "fled_to": flight.outcomes["city"].to_numpy(str),
+            "fled_to": flight.outcomes["heading"].to_numpy(str),
             "city": np.where(self.city >= 0, flight.world.city_names(self.city), ""),
             "case": labels[self.case],
             "verdict": np.where(self.tried, self.verdict, ""),
