@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 import os
 import pickle
 import tempfile
@@ -241,5 +242,15 @@ def _cities_table(summary: pd.DataFrame) -> Table:
     for column in ["city", *summary.columns]:
         table.add_column(str(column))
     for city, row in summary.iterrows():
-        table.add_row(str(city), *(str(v) for v in row))
+        table.add_row(str(city), *(_cell(str(k), v) for k, v in row.items()))
     return table
+
+
+def _cell(column: str, value: object) -> str:
+    """A value of the cities' table as a reader reads it: a designation's time in words where
+    the file has -inf (from the start) or inf (never; `refuge_map.columns`)."""
+    if column == "designated_at" and isinstance(value, float) and math.isinf(value):
+        return "from the start" if value < 0 else "never"
+    if column == "designated_at" and isinstance(value, float):
+        return f"year {value:g}"
+    return str(value)
