@@ -121,6 +121,10 @@ def test_network_map_in_the_browser(browser, network: RefugeNetwork, tmp_path):
     assert page.locator("path.refuge-water").count() >= 5
     assert "OpenBible.info" in page.inner_text(".leaflet-control-attribution")
     assert page.locator(".leaflet-control-scale").count() == 1
+    # the sources at Leaflet's size, in two lines at most over the map's corner
+    credit = page.locator(".leaflet-control-attribution")
+    assert credit.evaluate("e => getComputedStyle(e).fontSize") == "12px"
+    assert credit.bounding_box()["height"] < 3 * 12 * 1.4
     page.screenshot(path=tmp_path / "network.png")
     page.locator(".refuge-city").nth(1).click()  # Shechem: its popup, then its zones up close
     popup = page.inner_text(".leaflet-popup-content")

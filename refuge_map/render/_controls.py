@@ -32,6 +32,9 @@ PAGE_STYLE = f"""
   max-height: calc(100% - 230px); overflow-y: auto; }}
 .refuge-legend summary {{ cursor: pointer; font-weight: bold; }}
 .refuge-legend:not([open]) {{ max-width: none; }}
+/* Leaflet's own size (folium sets the container's font to 1rem, which made them 16 px: the
+   attribution three lines high over the map's corner) */
+.leaflet-control-attribution, .leaflet-control-scale-line {{ font-size: 12px; }}
 .leaflet-control-attribution {{ max-width: 62%; }}
 .refuge-popup a {{ color: #0a58ca; }}
 .refuge-cluster div {{ width: 100%; height: 100%; border-radius: 50%; color: #fff;
