@@ -13,6 +13,8 @@ import shapely
 from test_render_browser import CHROMIUM, Visit, watched
 from test_render_browser import browser as browser  # the fixture: one Chromium a module
 
+from refuge_map.render._style import SIDE_COLORS, ZONE_STYLES
+
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (make browser)"),
@@ -96,6 +98,8 @@ def test_the_cities_names_stand_beside_their_dots(seen):
         assert dot is not None and name is not None
         assert name["x"] >= dot["x"] + dot["width"]  # the whole dot shows, left of its name
         assert name["y"] < dot["y"] + dot["height"] / 2 < name["y"] + name["height"]
+    fills = dots.evaluate_all("ds => ds.map(d => d.getAttribute('fill'))")
+    assert sorted(set(fills)) == sorted(SIDE_COLORS.values())  # west and east, as the HTML map
 
 
 def test_a_point_a_tree_and_the_chazon_ish(seen, tmp_path):
@@ -226,6 +230,11 @@ def test_coverage_layer_and_two_settings_side_by_side(seen, tmp_path):
     first = page.locator("#pane-0 path.zone").first.get_attribute("d")
     second = page.locator("#pane-1 path.zone").first.get_attribute("d")
     assert first != second  # squared against round
+    for pane, mode in ((0, "squared"), (1, "round")):  # each shape in the HTML map's colour
+        strokes = page.locator(f"#pane-{pane} path.zone").evaluate_all(
+            "ps => [...new Set(ps.map(p => p.getAttribute('stroke')))]"
+        )
+        assert strokes == [ZONE_STYLES[mode]["color"]], (pane, strokes)
     for pane in (0, 1):  # the key of the colours, each cell's colour in it
         legend = page.locator(f"#pane-{pane} .coverage-legend")
         assert "P(reach asylum alive)" in legend.inner_text()

@@ -21,7 +21,14 @@ from refuge_map.coverage import coverage_layer, scenario_coverage
 from refuge_map.law import DISPUTES, Case, rulings_across_opinions
 from refuge_map.render._coverage import coverage_classes, p_class
 from refuge_map.render._html import cited
-from refuge_map.render._style import NO_VALUE
+from refuge_map.render._style import (
+    NO_VALUE,
+    OTHER,
+    ROAD,
+    ROLE_COLORS,
+    SIDE_COLORS,
+    ZONE_STYLES,
+)
 from refuge_map.render.html_map import DECIMALS, background, city_popup
 from refuge_map.simulation import Scenario, scenario_network, scenario_schema, simulate
 
@@ -61,6 +68,19 @@ def schema() -> dict[str, Any]:
         "disputes": {key: {"sages": list(d.sages)} for key, d in DISPUTES.items()},
         "max_replications": MAX_REPLICATIONS,
         "coverage_cell_m": COVERAGE_CELL_M,
+        "colors": colors(),
+    }
+
+
+def colors() -> dict[str, Any]:
+    """The maps' colours the page draws with (`render._style`, as the HTML map's): roads, the
+    zones by shape of the boundary, the cities by side, the flight's tracks by role."""
+    return {
+        "road": ROAD,
+        "zones": {mode: ZONE_STYLES[mode]["color"] for mode in ZONE_STYLES},
+        "sides": SIDE_COLORS,
+        "roles": ROLE_COLORS,
+        "other": OTHER,
     }
 
 

@@ -189,11 +189,13 @@ Pane.prototype.redraw = function () {
   var self = this;
   post("zones", {settings: this.settings()}).then(function (data) {
     self.layers.clearLayers();
-    L.geoJSON(data.roads, {style: {color: "#8c6d46", weight: 2}, interactive: false})
+    L.geoJSON(data.roads, {style: {color: SCHEMA.colors.road, weight: 2}, interactive: false})
       .addTo(self.layers);
     L.geoJSON(data.zones, {
-      style: {color: "#CC79A7", weight: 2, fillOpacity: data.protects ? 0.3 : 0.05,
-              className: "zone"},
+      style: function (f) {
+        return {color: SCHEMA.colors.zones[f.properties.techum] || SCHEMA.colors.other,
+                weight: 2, fillOpacity: data.protects ? 0.3 : 0.05, className: "zone"};
+      },
       onEachFeature: function (f, layer) {
         layer.bindTooltip(text(f.properties.name) + ": " + f.properties.techum + ", " +
           Math.round(f.properties.breadth_m) + " m");
@@ -201,7 +203,7 @@ Pane.prototype.redraw = function () {
     }).addTo(self.layers);
     L.geoJSON(data.cities, {
       pointToLayer: function (f, latlng) {
-        var color = f.properties.side === "west" ? "#0072B2" : "#E69F00";
+        var color = SCHEMA.colors.sides[f.properties.side] || SCHEMA.colors.other;
         return L.circleMarker(latlng, {radius: 6, color: "#fff", weight: 2, fillColor: color,
                                         fillOpacity: 1, className: "city"})
           // offset: the name beside the dot (radius 6, border 2), not over it
@@ -320,9 +322,9 @@ function runFlight() {
 }
 
 function animate(pane, tracks) {
-  var colors = {fugitive: "#56B4E9", avenger: "#D55E00"};
   var lines = tracks.map(function (t) {
-    return L.polyline([], {color: colors[t.role] || "#444", weight: 3, className: "track-" + t.role})
+    return L.polyline([], {color: SCHEMA.colors.roles[t.role] || SCHEMA.colors.other, weight: 3,
+                           className: "track-" + t.role})
       .addTo(pane.marks);
   });
   var end = Math.max.apply(null, tracks.map(function (t) { return t.hours[t.hours.length - 1]; }));
@@ -403,7 +405,8 @@ function start() {
   })).then(function (both) {
     var schema = both[0];
     BACKGROUND = both[1];
-    SCHEMA = {network: schema.network, defs: schema.defs, case: schema.case};
+    SCHEMA = {network: schema.network, defs: schema.defs, case: schema.case,
+              colors: schema.colors};
     var flightSchema = {properties: schema.flight, required: []};
     buildForm(document.getElementById("flight-form"), flightSchema, schema.defs);
     buildForm(document.getElementById("case-form"), schema.case, schema.case.$defs || {});
