@@ -97,10 +97,11 @@ def _depth(data: Any) -> int:
 
 def describe_problem(problem: ErrorDetails) -> Problem:
     """The field path, message and value of one pydantic problem (a whole sub-document is
-    not a useful value to print, nor is a missing one)."""
+    not a useful value to print, nor is a missing one, nor a field's default, which the file
+    did not state: a tuple, where a file's lists are lists)."""
     field = ".".join(str(part) for part in problem["loc"]) or "(root)"
     value = problem.get("input") if problem["type"] != "missing" else None
-    if isinstance(value, dict | list):
+    if isinstance(value, tuple) or (isinstance(value, dict | list) and value):
         value = None
     return field, problem["msg"], value
 

@@ -168,6 +168,17 @@ def test_bad_input_names_file_field_and_value(
     assert value in message
 
 
+def test_a_scenario_without_incidents_is_told_to_list_or_generate_them(tmp_path: Path) -> None:
+    """No `incidents` and no `generate`: the message names the field and prints no value, for
+    the file gave none (the empty default is not a fact of the file)."""
+    path = write(tmp_path, {"name": "bad"})
+    with pytest.raises(RefugeError) as caught:
+        load_scenario(path)
+    message = str(caught.value)
+    assert f"{path}: field 'incidents':" in message and "`generate`" in message
+    assert "value" not in message and "()" not in message and "[]" not in message
+
+
 def test_network_options_choose_refuges_roads_and_added_cities() -> None:
     steps = [
         {"year": 0, "cities": sorted(ALL_SIX)},

@@ -929,7 +929,7 @@ class Scenario(Strict):
     def _some_incidents(cls, value: tuple[Incident, ...], info: ValidationInfo) -> Any:
         generate = info.data.get("generate")
         if generate is None and not value:
-            raise ValueError("the incident list is empty (value: []); list some or `generate`")
+            raise ValueError("no incidents: list some under `incidents`, or `generate` them")
         if generate is not None and value:
             raise ValueError("give either `incidents` or `generate`, not both")
         return value
