@@ -317,3 +317,11 @@ def test_the_commands_summaries_wrap_to_the_panels_width(run_cli, monkeypatch, c
     for (_, line, width), (name, following, _) in itertools.pairwise(rows):
         if not name:  # the same command's summary goes on
             assert len(line) + 1 + len(following.split()[0]) > width, line
+
+
+def test_explore_without_its_extra_names_what_to_install(run_cli, monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # its import then fails
+    result = run_cli("explore", "--port", "0")
+    assert result.code == 2 and result.out == ""
+    expected = "refuge explore: uvicorn is not installed: pip install 'refuge-map[explore]'"
+    assert result.err.strip() == f"refuge: error: {expected}"

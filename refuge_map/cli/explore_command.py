@@ -29,7 +29,8 @@ def explore(
         from refuge_map.explore.app import create_app
     except ImportError as missing:
         raise RefugeError(
-            f"{missing.name} is not installed: pip install 'refuge-map[explore]'", field="explore"
+            f"{missing.name} is not installed: pip install 'refuge-map[explore]'",
+            source="refuge explore",
         ) from None
     listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     try:
