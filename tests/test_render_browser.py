@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from test_render import PAYLOAD, poison, simulate_tiny
 
-from geo import RefugeNetwork
+from geo import RefugeNetwork, load_network
 from refuge_map.render import _html, network_map, save_map
 from refuge_map.simulation import Scenario, load_scenario, simulate, write_run
 
@@ -277,3 +277,18 @@ def test_the_legend_covers_no_city_label(browser, network: RefugeNetwork, tmp_pa
     assert page.locator(".refuge-legend").bounding_box()["height"] < 40
     page.screenshot(path=tmp_path / f"layout-{width}x{height}-folded.png")
     page.close()
+
+
+@pytest.mark.parametrize(("refuges", "shown"), [("six", False), ("levitical", True)])
+def test_the_levitical_cities_show_where_they_receive(browser, tmp_path, refuges, shown):
+    """Where the 42 receive manslayers too (refuges: levitical) their layer is on at the start;
+    beside the six alone it waits in the layer control."""
+    network = load_network(refuges=refuges)
+    path = save_map(network_map(network), tmp_path / f"{refuges}.html", self_contained=True)
+    seen = visit(browser, path)
+    page = seen.page
+    box = page.locator(".leaflet-control-layers-overlays label", has_text="Levitical cities (48)")
+    assert box.locator("input").is_checked() is shown
+    on_map = page.locator(".refuge-levitical, .refuge-cluster").count()
+    assert (on_map > 0) is shown  # its markers, or their clusters, are drawn
+    assert_offline_and_clean(seen)

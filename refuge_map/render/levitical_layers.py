@@ -21,7 +21,9 @@ def levitical_layers(
     layers: list[MarkerLayer] = []
     entries: list[tuple[Swatch, str, str]] = []
     if network.levitical is not None:
-        layers.append(_levitical_layer(network.levitical.to_crs(WGS84)))
+        # on at the start where the 42 receive manslayers too (refuges="levitical", Makkot 10a)
+        shown = network.options.get("refuges") == "levitical"
+        layers.append(_levitical_layer(network.levitical.to_crs(WGS84), show=shown))
         entries.append(("dot", LEVITICAL, "Levitical city (Joshua 21)"))
     signs = network.signposts().to_crs(WGS84)
     if len(signs):
@@ -34,7 +36,7 @@ def levitical_layers(
     return layers, entries
 
 
-def _levitical_layer(cities: gpd.GeoDataFrame) -> MarkerLayer:
+def _levitical_layer(cities: gpd.GeoDataFrame, *, show: bool) -> MarkerLayer:
     markers: list[Marker] = []
     for city in cities.itertuples(index=False):
         refuge = "yes, one of the six" if city.city_of_refuge else "no: refuge only with intent"
@@ -53,7 +55,7 @@ def _levitical_layer(cities: gpd.GeoDataFrame) -> MarkerLayer:
         markers.append((*lat_lon(city.geometry), popup_parts(str(city.name), rows), tip))
     style = {"radius": 5, "color": LEVITICAL, "fillOpacity": 0.7, "className": "refuge-levitical"}
     return MarkerLayer(
-        markers, style=style, name="Levitical cities (48)", show=False, cluster_color=LEVITICAL
+        markers, style=style, name="Levitical cities (48)", show=show, cluster_color=LEVITICAL
     )
 
 
