@@ -15,6 +15,7 @@ from refuge_map.simulation import Run, Scenario, load_scenario, simulate, write_
 from refuge_map.simulation.events import EXILE_KINDS
 from refuge_map.simulation.events import EXILE_OUTCOMES as OUTCOMES
 from refuge_map.simulation.priesthood import YEAR_S
+from refuge_map.sweep.spec import apply_axes
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 
@@ -350,8 +351,8 @@ def test_the_exiles_by_city_are_by_the_city_each_ran_for_and_add_up() -> None:
     """`fled_to` is the city he ran for (as the flight's "ran for"), also for those the
     avenger caught on the way: each outcome's count by city adds up to its count in all (the
     exile table's columns to its "all"), and each city's caught are its flight's captures."""
-    default = load_scenario(SCENARIOS / "default.yaml").model_dump()
-    crowd = default | {"replications": 1, "generate": default["generate"] | {"n": 120}}
+    default = load_scenario(SCENARIOS / "default.yaml").model_dump(mode="json")
+    crowd = apply_axes(default, {"replications": 1, "generate.n": 120})
     run = simulate(Scenario.model_validate(crowd))
     exile, flight = run.summary["exile"], run.summary["by_city"]
     assert exile["outcomes"]["caught_in_flight"] > 0

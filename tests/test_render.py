@@ -583,14 +583,14 @@ def test_a_png_drafted_before_its_run_is_written_is_the_runs_png(network, run_di
 def test_the_png_shows_the_sea_as_the_html_map_does(network, tmp_path):
     """West of the coast the picture is the sea's fill (as the lakes', and as the HTML map
     draws it), not the page's white; east of it, the land."""
-    draft = draft_static_map(network)
-    png = matplotlib.image.imread(draft.finish(tmp_path / "network.png"))
+    draft, dpi = draft_static_map(network), 150
+    png = matplotlib.image.imread(draft.finish(tmp_path / "network.png", dpi=dpi))
     coast = network.hydrography.set_index("id").geometry["mediterranean_coast"]
     bottom, top = draft.ax.get_ylim()
     x, y = coast.interpolate(coast.project(shapely.Point(0, (bottom + top) / 2))).coords[0]
 
     def color_at(east_m: float) -> str:
-        col, row = draft.ax.transData.transform((x + east_m, y)) * 150 / draft.figure.dpi
+        col, row = draft.ax.transData.transform((x + east_m, y)) * dpi / draft.figure.dpi
         rgb = png[png.shape[0] - 1 - round(row), round(col), :3]
         return "#" + "".join(f"{round(c * 255):02x}" for c in rgb)
 

@@ -14,6 +14,7 @@ from test_render import PAYLOAD, poison, simulate_tiny
 from geo import RefugeNetwork, load_network
 from refuge_map.render import _html, network_map, save_map
 from refuge_map.simulation import Scenario, load_scenario, simulate, write_run
+from refuge_map.sweep.spec import apply_axes
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -232,8 +233,8 @@ def test_the_clusters_of_a_run_cover_no_city_label(browser, network: RefugeNetwo
     """The events of a run gather at the cities, where the flights end: their clusters' discs
     sit on the cities, and the names stay on top of them at every zoom (a click on a name
     opens its city's popup)."""
-    default = load_scenario(SCENARIOS / "default.yaml").model_dump()
-    crowd = default | {"replications": 1, "generate": default["generate"] | {"n": 60}}
+    default = load_scenario(SCENARIOS / "default.yaml").model_dump(mode="json")
+    crowd = apply_axes(default, {"replications": 1, "generate.n": 60})
     folder = tmp_path / "run"
     write_run(simulate(Scenario.model_validate(crowd)), folder)
     path = save_map(network_map(network, run=folder), tmp_path / "run.html", self_contained=True)

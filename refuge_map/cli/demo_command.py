@@ -249,8 +249,8 @@ def _cities_table(summary: pd.DataFrame) -> Table:
 def _cell(column: str, value: object) -> str:
     """A value of the cities' table as a reader reads it: a designation's time in words where
     the file has -inf (from the start) or inf (never; `refuge_map.columns`)."""
-    if column == "designated_at" and isinstance(value, float) and math.isinf(value):
+    if column != "designated_at" or not isinstance(value, float):
+        return str(value)
+    if math.isinf(value):
         return "from the start" if value < 0 else "never"
-    if column == "designated_at" and isinstance(value, float):
-        return f"year {value:g}"
-    return str(value)
+    return f"year {value:g}"

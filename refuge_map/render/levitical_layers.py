@@ -21,8 +21,9 @@ def levitical_layers(
     layers: list[MarkerLayer] = []
     entries: list[tuple[Swatch, str, str]] = []
     if network.levitical is not None:
-        # on at the start where the 42 receive manslayers too (refuges="levitical", Makkot 10a)
-        shown = network.options.get("refuges") == "levitical"
+        # on at the start where the 42 receive manslayers too (refuges="levitical", Makkot 10a:
+        # they are then cities of the network, of kind "levitical")
+        shown = bool((network.cities["kind"] == "levitical").any())
         layers.append(_levitical_layer(network.levitical.to_crs(WGS84), show=shown))
         entries.append(("dot", LEVITICAL, "Levitical city (Joshua 21)"))
     signs = network.signposts().to_crs(WGS84)
