@@ -117,3 +117,38 @@ def test_without_them_a_kernel_is_numbas_own_cached_njit_with_the_same_results(
     lean = _probe(tmp_path)  # the lean loading reads the same cache files
     assert (lean["hits"], lean["caches"], lean["compiler_loaded"]) == (2, ["_Cache"], False)
     assert lean["doubled"] == compiled["doubled"]
+
+
+_PRELOAD = """
+import json, sys
+import kernels
+from geo._jit import preload
+loaded = preload(kernels)
+print(json.dumps({
+    "loaded": loaded,
+    "overloads": {name: len(getattr(kernels, name).overloads) for name in ("weighted", "doubled")},
+    "compiler_loaded": "numba.np.linalg" in sys.modules,
+}))
+"""
+
+
+def test_preload_loads_every_cached_overload_before_any_call(tmp_path: Path) -> None:
+    """A process that has called no kernel holds, once `preload` has run, every overload the
+    cache has (so that a child forked then inherits them), loaded without the compiler; over
+    an empty cache it loads none, and the kernels compile on first use as ever."""
+    (tmp_path / "kernels.py").write_text(_KERNEL)
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def preloaded() -> dict[str, object]:
+        done = subprocess.run(
+            [sys.executable, "-c", _PRELOAD], capture_output=True, text=True, check=True, env=env
+        )
+        return dict(json.loads(done.stdout))
+
+    empty = preloaded()
+    assert empty["loaded"] == 0 and empty["overloads"] == {"weighted": 0, "doubled": 0}
+    _probe(tmp_path)  # compiles both, into the cache
+    full = preloaded()
+    assert full["overloads"] == {"weighted": 1, "doubled": 1}
+    assert full["loaded"] >= 2 and full["compiler_loaded"] is False
+    assert _probe(tmp_path)["doubled"] == [2.0 * v for v in _linspace()]

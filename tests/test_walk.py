@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import shapely
@@ -105,3 +107,49 @@ def test_numba_is_imported_only_when_someone_walks() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+#: A probe: the overloads each compiled kernel holds (the walk's and the zones'), after
+#: ``{work}`` in a fresh process.
+_OVERLOADS = """
+import json, sys
+from geo import _compiled as zones
+from refuge_map.simulation import _compiled as walk
+{work}
+print(json.dumps(sorted(
+    f"{{module.__name__}}.{{name}}"
+    for module in (walk, zones)
+    for name, kernel in vars(module).items()
+    if len(getattr(kernel, "overloads", ())) > 0
+)))
+"""
+
+
+def _loaded_after(work: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _OVERLOADS.format(work=work)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd="/",
+    )
+    return set(json.loads(done.stdout))
+
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
+
+
+def test_the_compiled_loops_come_with_every_kernel_a_flight_calls() -> None:
+    """`compiled()` loads every kernel a flight calls, before its first step (a child forked
+    then inherits them all, `model.replicate`), not as each step first calls it."""
+    default = SCENARIOS / "default.yaml"
+    flew = _loaded_after(
+        "from refuge_map.simulation import load_scenario, replicate\n"
+        f"s = load_scenario({str(default)!r})\n"
+        "s = s.model_copy(update={'replications': 1, 'exile': None, 'horizon_h': 12,"
+        " 'generate': s.generate.model_copy(update={'n': 20})})\n"
+        "replicate(s, split=False)"
+    )
+    loaded = _loaded_after("from refuge_map.simulation._walk import compiled; compiled()")
+    assert {"refuge_map.simulation._compiled.move", "geo._compiled.zone_of"} <= flew
+    assert flew <= loaded

@@ -29,10 +29,17 @@ if TYPE_CHECKING:
 @cache
 def compiled() -> ModuleType:
     """The compiled loops (`_compiled`), imported on first use: numba's import and the loading
-    of the cached kernels are paid only by a run that walks. (Kept once found: a step asks for
-    it a dozen times, and an import statement's lookup each time cost ~20 us a step.)"""
+    of the cached kernels are paid only by a run that walks. Every kernel the disk cache holds,
+    the zones' too (`geo._compiled`), is loaded now (`geo._jit.preload`), before a run forks a
+    child that steps replications (`model.replicate`): loaded on first use, the kernels a
+    flight's later steps call were loaded again in each process. (Kept once found: a step asks
+    for it a dozen times, and an import statement's lookup each time cost ~20 us a step.)"""
+    from geo import _compiled as zones
+    from geo._jit import preload
     from refuge_map.simulation import _compiled
 
+    for module in (_compiled, zones):
+        preload(module)
     return _compiled
 
 
