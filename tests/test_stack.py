@@ -176,3 +176,29 @@ def test_worlds_that_differ_in_a_run_setting_are_not_stacked() -> None:
 def test_chunks_keep_order_and_the_limit() -> None:
     assert chunks([3, 3, 3, 3], limit=7) == [[0, 1], [2, 3]]
     assert chunks([10, 2, 2], limit=5) == [[0], [1, 2]]
+
+
+@pytest.mark.parametrize("case", ["default_small", "trees_escorted"])
+def test_a_run_not_logged_keeps_no_event_and_flies_the_same(case: str) -> None:
+    """The runs whose events nobody reads (`fly_stacked(logged=...)`: a replication's headline)
+    keep none, in an events table of the same columns and dtypes (text categorical); the
+    logged run's events, and every run's outcomes, tracks and receptions, are those of the
+    fully logged stack."""
+    scenario = Scenario.model_validate(CASES[case])
+    worlds = [build_world(scenario, seed) for seed in replication_seeds(scenario)]
+    every = fly_stacked(scenario, worlds)
+    logged = [True] + [False] * (len(worlds) - 1)
+    some = fly_stacked(scenario, worlds, logged=logged)
+    assert len(every[0].events) > 0
+    pd.testing.assert_frame_equal(some[0].events, every[0].events)
+    for full, lean in zip(every, some, strict=True):
+        pd.testing.assert_frame_equal(lean.outcomes, full.outcomes)
+        assert lean.tracks.keys() == full.tracks.keys()
+        for name, column in full.tracks.items():
+            np.testing.assert_array_equal(lean.tracks[name], column)
+        for name, value in vars(full.reception).items():
+            np.testing.assert_array_equal(getattr(lean.reception, name), value)
+    for full, lean in zip(every[1:], some[1:], strict=True):
+        assert len(full.events) > 0 and len(lean.events) == 0
+        assert list(lean.events.columns) == list(full.events.columns)
+        assert [d.name for d in lean.events.dtypes] == [d.name for d in full.events.dtypes]

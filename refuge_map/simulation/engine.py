@@ -314,6 +314,7 @@ class _Pursuit:
         capture_m: float,
         record_every: int | None,
         recorded: Bools | None,
+        logged: Bools | None,
         conditions: CityConditions,
     ) -> None:
         self.world, self.graph, n = world, world.graph, world.n
@@ -396,7 +397,7 @@ class _Pursuit:
         # what `result` reads, for every incident (rows that leave are copied in first)
         self.outcome = {name: getattr(self, name).copy() for name in _OUTCOME_ROWS}
         self.outcome["heading"], self.outcome["run_m"] = self.heading, np.zeros(n)
-        self.log = EventLog(dt_s, EVENT_KINDS)
+        self.log = EventLog(dt_s, EVENT_KINDS, keep=True if logged is None else logged)
         self._event(
             "flight_start", np.ones(n, bool), FUGITIVE, world.t0_s, 0, world.place, self.heading
         )
@@ -932,6 +933,7 @@ def run_flight(
     capture_m: float = 20.0,
     record_every: int | None = 1,
     recorded: Bools | None = None,
+    logged: Bools | None = None,
     conditions: CityConditions | None = None,
     progress: Progress | None = None,
 ) -> Flight:
@@ -958,6 +960,9 @@ def run_flight(
         records none (benchmarks).
     recorded
         The incidents whose trajectory rows are recorded (default: all).
+    logged
+        The incidents whose events are logged (default: all): the events of the others are
+        not kept (`EventLog.keep`: a flight's outcomes are the same).
     conditions
         What a city must be to receive (the scenario's ``cities:``; default: every city has
         elders and room for a middling town's population).
@@ -978,6 +983,7 @@ def run_flight(
         capture_m=capture_m,
         record_every=record_every,
         recorded=recorded,
+        logged=logged,
         conditions=conditions or CityConditions(),
     )
     n_steps = int(np.ceil(horizon_s / dt_s - 1e-9))

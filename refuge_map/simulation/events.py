@@ -224,6 +224,8 @@ _LOG_FIELDS = (*EVENT_FIELDS, "inside", "captured")
 _ROW_FIELDS = ("incident", "role", "step", "x", "y", "city", "captured")
 #: The text fields of events, categorical in `EventLog.frame` (a few distinct texts each).
 TEXT_FIELDS = ("role", "kind", "city", "rule", "citation")
+#: The events' fields that are not float where a log kept none (`EventLog.keep`).
+_EVENT_DTYPES = {"incident": np.intp, "step": np.int64, "inside": np.bool_, "captured": np.bool_}
 
 
 @dataclass(frozen=True)
@@ -256,13 +258,15 @@ class EventLog:
     keep
         False: a log that keeps no event (of a phase whose events nobody reads: the exiles
         lived for the replications' headlines alone); a caller may skip making their texts.
+        An array (by incident number): the events of the incidents where it holds (a stack
+        of runs of which only some are read: `refuge_map.simulation.stack.fly_stacked`).
     """
 
     dt_s: float
     kinds: dict[str, tuple[str, str]]
     events: list[dict[str, Any]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
-    keep: bool = True
+    keep: bool | NDArray[np.bool_] = True
 
     def event(
         self,
@@ -282,29 +286,33 @@ class EventLog:
         the other arrays, or a scalar for all; a text field may be a `Coded` or a
         `pandas.Categorical`, codes into a table of texts), with the kind's rule and citation
         unless given."""
-        if len(idx) == 0 or not self.keep:
+        if len(idx) == 0 or self.keep is False:
             return
         default_rule, default_citation = self.kinds[kind]
         if step is None:
             steps: Any = np.rint(np.asarray(t_s) / self.dt_s).astype(np.int64)
         else:
             steps = step
-        self.events.append(
-            {
-                "incident": np.asarray(idx),
-                "role": role,
-                "kind": kind,
-                "t_s": t_s,
-                "step": steps,
-                "x": xy[:, 0],
-                "y": xy[:, 1],
-                "city": city,
-                "rule": default_rule if rule is None else rule,
-                "citation": default_citation if citation is None else citation,
-                "inside": inside,
-                "captured": kind in KILLINGS,
-            }
-        )
+        part = {
+            "incident": np.asarray(idx),
+            "role": role,
+            "kind": kind,
+            "t_s": t_s,
+            "step": steps,
+            "xy": xy,
+            "city": city,
+            "rule": default_rule if rule is None else rule,
+            "citation": default_citation if citation is None else citation,
+            "inside": inside,
+        }
+        if self.keep is not True:
+            kept = self.keep[part["incident"]]
+            if not kept.any():
+                return
+            if not kept.all():
+                part = {name: _rows_of(value, kept) for name, value in part.items()}
+        xy = part.pop("xy")
+        self.events.append({**part, "x": xy[:, 0], "y": xy[:, 1], "captured": kind in KILLINGS})
 
     def row(
         self,
@@ -328,7 +336,9 @@ class EventLog:
     def frame(self) -> pd.DataFrame:
         """All events (`EVENT_FIELDS`, ``inside``, ``captured``), ordered by time, incident and
         step; the text fields (`TEXT_FIELDS`) categorical."""
-        events = pd.DataFrame(_join(self.events, _LOG_FIELDS, text=TEXT_FIELDS))
+        events = pd.DataFrame(
+            _join(self.events, _LOG_FIELDS, text=TEXT_FIELDS, dtypes=_EVENT_DTYPES)
+        )
         order = np.lexsort((events["step"], events["incident"], events["t_s"]))
         return events.take(order).reset_index(drop=True)
 
@@ -337,13 +347,32 @@ class EventLog:
         return _join(self.rows, _ROW_FIELDS)
 
 
+def _rows_of(value: Any, kept: NDArray[np.bool_]) -> Any:
+    """The `kept` rows of an event's field: an array's, a `Coded` field's codes (its texts
+    as they are), a categorical's; a scalar stands for all rows still."""
+    if isinstance(value, Coded):
+        return Coded(value.codes[kept], value.texts)
+    if isinstance(value, np.ndarray | pd.Categorical) and np.ndim(value):
+        return value[kept]
+    return value
+
+
 def _join(
-    parts: list[dict[str, Any]], fields: tuple[str, ...], *, text: tuple[str, ...] = ()
+    parts: list[dict[str, Any]],
+    fields: tuple[str, ...],
+    *,
+    text: tuple[str, ...] = (),
+    dtypes: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The parts' fields end to end; each part's length is that of its first field (an array).
-    The `text` fields are categorical (`_text_column`)."""
+    The `text` fields are categorical (`_text_column`); without parts, the others are empty
+    arrays of their `dtypes` (float where none is given)."""
     if not parts:
-        return {k: _text_column([], []) if k in text else np.empty(0) for k in fields}
+        kinds = dtypes or {}
+        return {
+            k: _text_column([], []) if k in text else np.empty(0, kinds.get(k, np.float64))
+            for k in fields
+        }
     sizes = [len(part[fields[0]]) for part in parts]
     return {
         k: (_text_column if k in text else _column)([part[k] for part in parts], sizes)

@@ -155,14 +155,17 @@ def _stacks(
 ) -> Iterator[list[tuple[int, Flight]]]:
     """The flight of each seed's run, in order, stepped in stacks of at most
     `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
-    runs. Only the first `recorded` runs (None: all) record their trajectories; `progress`
-    follows the stack that holds the first."""
+    runs. Only the first `recorded` runs (None: all) record their trajectories and keep their
+    events (the others' headlines read neither); `progress` follows the stack that holds the
+    first."""
     for group in chunks([run_incidents(scenario)] * len(seeds)):
         worlds = [build_world(scenario, seeds[i]) for i in group]
+        full = None if recorded is None else [i < recorded for i in group]
         flights = fly_stacked(
             scenario,
             worlds,
-            recorded=None if recorded is None else [i < recorded for i in group],
+            recorded=full,
+            logged=full,
             progress=progress if group[0] == 0 else None,
         )
         yield list(zip(group, flights, strict=True))

@@ -175,6 +175,7 @@ def fly_stacked(
     worlds: Sequence[World],
     *,
     recorded: Sequence[bool] | None = None,
+    logged: Sequence[bool] | None = None,
     progress: Progress | None = None,
 ) -> list[Flight]:
     """The flights of runs of one `stack_key` (built from `scenario` or from scenarios that
@@ -189,6 +190,11 @@ def fly_stacked(
     recorded
         Per world: record its trajectory rows (default: every world's); a stack of which none
         is recorded runs without recording.
+    logged
+        Per world: keep its events (default: every world's). A run whose events nobody reads
+        (a replication's headline alone: `refuge_map.simulation.model.replicate`) gets an
+        empty events table: its outcomes and trajectory rows are the same; building and
+        splitting the events of the runs that nobody reads was about a tenth of the flight.
     progress
         Called as ``progress(step, n_steps)`` after each step of the stack.
 
@@ -199,9 +205,11 @@ def fly_stacked(
     """
     recorded = [True] * len(worlds) if recorded is None else list(recorded)
     options = flight_options(scenario, record=any(recorded))
-    rows = None if all(recorded) else np.repeat(recorded, [w.n for w in worlds])
+    sizes = [w.n for w in worlds]
+    rows = None if all(recorded) else np.repeat(recorded, sizes)
+    kept = None if logged is None or all(logged) else np.repeat(list(logged), sizes)
     stacked = stack_worlds(worlds)
-    flight = run_flight(stacked, **options, recorded=rows, progress=progress)
+    flight = run_flight(stacked, **options, recorded=rows, logged=kept, progress=progress)
     return split_flight(flight, worlds)
 
 
