@@ -8,12 +8,13 @@ with a child where a core is spare: `refuge_map._aside.spare_core`), then told a
 at a time, all in itself, and reports each phase's wall and CPU seconds:
 
 - import: ``import refuge_map.cli`` and the modules `refuge run` loads when it runs (the CLI
-  imports them lazily: `COMMAND_MODULES`), with everything they load and numba's modules, as
-  the command loads them (`load_as_the_command`: the collector held, then frozen);
+  imports them lazily: `COMMAND_MODULES`), with everything they load, numba's modules and
+  every kernel its disk cache holds (`_walk.compiled`), as the command loads them
+  (`load_as_the_command`: the collector held, then frozen);
 - world: the scenario read and made concrete for every replication (`build_world` of each
   seed: the network once, the draws);
-- flight: `fly_stacked` (numba's cached kernels loaded on its first step), the replications'
-  flights and pursuits stepped as one (the first recorded);
+- flight: `fly_stacked`, the replications' flights and pursuits stepped as one (the first
+  recorded and logged);
 - exile: `live_in_exile` of the first run (Simulation II);
 - tables: `make_run` of the first run (events, trajectories, summary);
 - replications: the headline of replications 2..n (their exiles, lived as one per stack as
@@ -27,13 +28,13 @@ repetition (the phased process's remainder would count this benchmark's own impo
 teardown instead).
 
 The phases are those of the command not split. Split (`model.replicate`, `split.child_share`),
-the command does the import, the network and the first step of the first stack's flight (the
-compiled kernels loaded) here, then forks a child that builds, flies and lives the last
-`split.balanced` replications (the world, flight and replications phases of those runs) while
-this process does the same for the others and the exile and tables of the first; the writing
-waits for the child's rows. Its wall is then about the import, the network, numba's import and
-first step, the larger of the two processes' shares, and the writing; its CPU is more than the
-unsplit command's (both processes step a stack, and pages shared with the child are copied).
+the command does the import, the network and the first run's world (the compiled kernels
+loaded) here, then forks a child that builds, flies and lives the last `split.balanced`
+replications (the world, flight and replications phases of those runs) while this process
+does the same for the others and the exile and tables of the first; the writing waits for the
+child's rows. Its wall is then about the import, the network, numba's import and kernels, the
+larger of the two processes' shares, and the writing; its CPU is more than the unsplit
+command's (both processes step a stack, and pages shared with the child are copied).
 The split command also reports each process's CPU seconds after the fork to the end of
 its share (how well `split.FIRST_RUN_EXTRA` balances them).
 

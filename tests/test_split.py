@@ -93,16 +93,35 @@ def test_a_child_living_the_last_replications_gives_the_same_run_and_files(
 
 
 @forks
-def test_the_child_is_forked_after_the_first_step_and_the_steps_are_still_told(
-    children: list[int],
+def test_the_child_is_forked_once_the_first_world_is_built_and_the_steps_are_still_told(
+    children: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    built: list[int] = []  # the children forked when each world of this process is built
+    flown: list[int] = []  # ... and when its stack begins to fly
+    build, fly = model_module.build_world, model_module.fly_stacked
+
+    def building(*args: Any, **kwargs: Any) -> Any:
+        built.append(len(children))
+        return build(*args, **kwargs)
+
+    def flying(*args: Any, **kwargs: Any) -> Any:
+        flown.append(len(children))
+        return fly(*args, **kwargs)
+
+    monkeypatch.setattr(model_module, "build_world", building)
+    monkeypatch.setattr(model_module, "fly_stacked", flying)
+    scenario = _small().model_copy(update={"replications": 8})
     told: list[tuple[int, int]] = []
-    run = replicate(_small(), split=True, progress=lambda s, n: told.append((s, len(children))))
+    run = replicate(scenario, split=True, progress=lambda s, n: told.append((s, len(children))))
+    # the network is loaded and the first world built before the fork, the others after it;
+    # this process's stack flies beside the child from its first step
+    assert built == [0] + [1] * (8 - balanced(8) - 1) and len(built) >= 2
+    assert flown == [1]
     here: list[int] = []
-    replicate(_small(), split=False, progress=lambda s, n: here.append(s))
-    assert {forked for _, forked in told} == {1}  # forked once, by the end of the first step
+    replicate(scenario, split=False, progress=lambda s, n: here.append(s))
+    assert {forked for _, forked in told} == {1}
     assert [s for s, _ in told] == here[: len(told)]  # this process's steps, told as ever
-    assert run.summary["replications"]["n"] == 5
+    assert run.summary["replications"]["n"] == 8
 
 
 def test_without_a_spare_core_the_replications_are_all_lived_here(
@@ -191,7 +210,7 @@ def test_an_error_here_waits_for_the_child_and_is_raised(
 
 def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> None:
     assert [balanced(n) for n in (1, 2, 3)] == [0, 1, 2]  # this process keeps the first
-    assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 15
+    assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 17
     assert 30 - balanced(30) + FIRST_RUN_EXTRA == pytest.approx(balanced(30), abs=1)
 
 
@@ -200,7 +219,7 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_aside, "can_fork", lambda: True)
     default = _scenario("default", 30)
     assert run_agent_steps(default) == 2 * 1000 * 3600
-    assert child_share(default) == 15 and child_share(default, split=False) == 0
+    assert child_share(default) == 17 and child_share(default, split=False) == 0
     few = _scenario("default", 2)  # a child's share of one run: not worth a process...
     assert balanced(2) * run_agent_steps(few) < MIN_CHILD_AGENT_STEPS
     assert child_share(few) == 0
@@ -209,7 +228,7 @@ def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyP
     assert default.generate is not None
     huge = default.generate.model_copy(update={"n": 60_000})  # a run larger than a stack
     assert child_share(default.model_copy(update={"generate": huge})) == 0
-    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 15
+    assert child_share(default.model_copy(update={"generate": huge}), split=True) == 17
 
 
 @forks

@@ -16,6 +16,7 @@ import pandas as pd
 
 from refuge_map._aside import aside
 from refuge_map.simulation._setup import build_world
+from refuge_map.simulation._walk import compiled
 from refuge_map.simulation.engine import Flight, Progress, fly
 from refuge_map.simulation.exile import exile_headlines, live_in_exile
 from refuge_map.simulation.replications import (
@@ -152,14 +153,20 @@ def _stacks(
     *,
     recorded: int | None = None,
     progress: Progress | None = None,
+    built: Callable[[], None] | None = None,
 ) -> Iterator[list[tuple[int, Flight]]]:
     """The flight of each seed's run, in order, stepped in stacks of at most
     `stack.STACK_INCIDENTS` incidents: per stack, ``(index of the seed, flight)`` of each of its
     runs. Only the first `recorded` runs (None: all) record their trajectories and keep their
     events (the others' headlines read neither); `progress` follows the stack that holds the
-    first."""
+    first, and `built` is called once the first run's world is built (with it the network and
+    its lookups) and the compiled kernels loaded (`_walk.compiled`)."""
     for group in chunks([run_incidents(scenario)] * len(seeds)):
-        worlds = [build_world(scenario, seeds[i]) for i in group]
+        worlds = [build_world(scenario, seeds[group[0]])]
+        if built is not None and group[0] == 0:
+            compiled()
+            built()
+        worlds += [build_world(scenario, seeds[i]) for i in group[1:]]
         full = None if recorded is None else [i < recorded for i in group]
         flights = fly_stacked(
             scenario,
@@ -186,10 +193,11 @@ def replicate(
     `stack.STACK_INCIDENTS` incidents at once), with the results of running them one by one.
     With `split`, a forked child builds, flies and lives the last of them (`split.child_share`:
     as many as balance the two processes' work) while this process lives the others, the first
-    in full; it sends back their headline rows. It is forked once this process's flight has
-    taken its first step (the compiled kernels loaded: the child inherits them). The results
-    are the same bytes whichever process computes them; where no child could be forked, or it
-    failed, its replications are lived here after the others.
+    in full; it sends back their headline rows. It is forked once this process has built the
+    first run's world and loaded the compiled kernels (`_stacks`): the child inherits the
+    network, its lookups and the kernels. The results are the same bytes whichever process
+    computes them; where no child could be forked, or it failed, its replications are lived
+    here after the others.
 
     Parameters
     ----------
@@ -220,30 +228,23 @@ def replicate(
     here = len(seeds) - child_share(scenario, split=split)
     theirs = seeds[here:]
     with aside(lambda: headline_rows(scenario, theirs), spare=bool(theirs), later=True) as child:
-        forking = _after_first_step(child.start, progress) if theirs else progress
-        first, rows = _lived_here(scenario, seeds[:here], progress=forking)
+        first, rows = _lived_here(scenario, seeds[:here], progress=progress, built=child.start)
         rows += child.result()
     return with_replications(first, seeds, rows)
 
 
-def _after_first_step(start: Callable[[], None], progress: Progress | None) -> Progress:
-    """`progress`, which first calls `start` (after every step: it starts a child once)."""
-
-    def stepped(step: int, n_steps: int) -> None:
-        start()
-        if progress is not None:
-            progress(step, n_steps)
-
-    return stepped
-
-
 def _lived_here(
-    scenario: Scenario, seeds: Sequence[int], *, progress: Progress | None
+    scenario: Scenario,
+    seeds: Sequence[int],
+    *,
+    progress: Progress | None,
+    built: Callable[[], None],
 ) -> tuple[Run, list[dict[str, float]]]:
-    """The first seed's run in full and the `headline` row of every seed's (`replicate`)."""
+    """The first seed's run in full and the `headline` row of every seed's (`replicate`;
+    `built` as for `_stacks`)."""
     first: Run | None = None
     rows = []
-    for group in _stacks(scenario, seeds, recorded=1, progress=progress):
+    for group in _stacks(scenario, seeds, recorded=1, progress=progress, built=built):
         if group[0][0] == 0:
             first = after_flight(scenario, seeds[0], group[0][1])
             rows.append(headline(first))

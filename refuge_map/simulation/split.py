@@ -11,9 +11,10 @@ world, its part of a stacked flight, its exile and headline: about 60 ms of CPU 
 scenario of 1000 incidents); the first run costs this process more (its trajectories recorded,
 its exile lived in full and its tables), and the child pays costs of its own (the pages it
 copies, its rows sent back): `FIRST_RUN_EXTRA` is the difference, in replications' worth.
-The child is forked once this process's flight has loaded the compiled kernels
-(`model.replicate`), so the two share every fixed cost before it; what each pays after it (a
-stack's first steps) is alike.
+The child is forked once this process has built the first run's world with the compiled
+kernels loaded (`model.replicate`), so the two share the imports, the network and its lookups
+and the kernels; after it each builds its own runs' worlds and steps its own stack from the
+first step.
 """
 
 from __future__ import annotations
@@ -23,14 +24,16 @@ from refuge_map.simulation.scenario import Scenario, run_agent_steps, run_incide
 from refuge_map.simulation.stack import STACK_INCIDENTS
 
 #: The first run's work in this process beyond a replication's, in replications' worth, less
-#: what the child pays alone (its copied pages, its rows pickled and sent). In the default
-#: scenario the first run's exile, tables and recording cost about 0.16 s of CPU against a
-#: replication's 0.06 s, and the child's own costs as much: split 15/15, the two processes'
-#: CPU after the fork was 0.97/1.00, 1.15/1.12 and 0.91/0.88 s; split 13/17 (this constant
-#: at 4, session 6), this process ended 15-25% before the child (session 12, bench_run.py
-#: prints both). An assumption elsewhere: without an exile, or recording more, the processes
-#: end a little apart.
-FIRST_RUN_EXTRA = 0.0
+#: what the child pays alone (its copied pages, its rows pickled and sent). Measured in the
+#: default scenario (session 18, forked once the first world is built, the others' events not
+#: kept; `bench_run.py` and the processes' ends timed, 4 runs each): at 0 (15/15) the child
+#: ended 0.11-0.17 s before this process, at 2 (14/16) 0.08-0.12 s, at 4 (13/17) 0.02-0.08 s
+#: before, at 6 (12/18) 0.02-0.05 s after; on a slower, noisier machine of the same kind
+#: (session 19, 20 runs each) the child ended a median 0.037 s before it at 2 and 0.004 s
+#: before at 4. (Forked after the first step, 0 balanced them: sessions 12-17.) An
+#: assumption elsewhere: without an exile, or recording more, the processes end a little
+#: apart.
+FIRST_RUN_EXTRA = 4.0
 #: The least work worth a child, in agent-steps of the scenario's horizon (an incident's
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
 #: runs). Below it the fork's own cost (about 10 ms, and a second stack's steps) eats the gain.
