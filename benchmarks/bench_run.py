@@ -31,10 +31,11 @@ The phases are those of the command not split. Split (`model.replicate`, `split.
 the command does the import, the network and the first run's world (the compiled kernels
 loaded) here, then forks a child that builds, flies and lives the last `split.balanced`
 replications (the world, flight and replications phases of those runs) while this process
-does the same for the others and the exile and tables of the first; the writing waits for the
-child's rows. Its wall is then about the import, the network, numba's import and kernels, the
-larger of the two processes' shares, and the writing; its CPU is more than the unsplit
-command's (both processes step a stack, and pages shared with the child are copied).
+does the same for the others and the exile, tables and files of the first (`replicate`'s
+``beside``); the summary and the replications' table wait for the child's rows. Its wall is
+then about the import, the network, numba's import and kernels, the larger of the two
+processes' shares, and the last two files; its CPU is more than the unsplit command's (both
+processes step a stack, and pages shared with the child are copied).
 The split command also reports each process's CPU seconds after the fork to the end of
 its share (how well `split.FIRST_RUN_EXTRA` balances them).
 

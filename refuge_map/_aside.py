@@ -194,6 +194,12 @@ class Aside(Generic[T]):
         if wanted is not False and can_fork() and (wanted or spare_core()):
             self._start(self._prepare)
 
+    @property
+    def working(self) -> bool:
+        """Whether a child was forked and its result not yet asked for (this process's cores
+        are then shared with it)."""
+        return self._pid is not None
+
     def _start(self, prepare: Callable[[], object] | None) -> None:
         read, write = os.pipe()
         gate_read, gate = os.pipe() if prepare is not None else (None, None)

@@ -18,9 +18,12 @@ import pytest
 from refuge_map import _aside
 from refuge_map.simulation import Run, Scenario, load_scenario, replicate, write_run
 from refuge_map.simulation import model as model_module
+from refuge_map.simulation import split as split_module
+from refuge_map.simulation.io import EXILE_FILES, REPLICATIONS_FILE, RUN_FILES
 from refuge_map.simulation.scenario import run_agent_steps
 from refuge_map.simulation.split import (
     FIRST_RUN_EXTRA,
+    FIRST_RUN_WRITING,
     MIN_CHILD_AGENT_STEPS,
     balanced,
     child_share,
@@ -212,6 +215,9 @@ def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> 
     assert [balanced(n) for n in (1, 2, 3)] == [0, 1, 2]  # this process keeps the first
     assert balanced(30) == round((30 + FIRST_RUN_EXTRA) / 2) == 17
     assert 30 - balanced(30) + FIRST_RUN_EXTRA == pytest.approx(balanced(30), abs=1)
+    # the first run's files written here meanwhile (`refuge run`): the child takes more
+    assert balanced(30, writing=True) == round((30 + FIRST_RUN_EXTRA + FIRST_RUN_WRITING) / 2)
+    assert balanced(30, writing=True) == 18 and balanced(2, writing=True) == 1
 
 
 def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -263,10 +269,86 @@ def test_a_child_worth_a_process_is_forked_where_a_core_is_spare_unless_not_spli
     tmp_path: Path,
 ) -> None:
     # (worth a child here: the small scenario alone is not, whatever `split` and the cores say)
-    from refuge_map.simulation import split as split_module
-
     monkeypatch.setattr(split_module, "MIN_CHILD_AGENT_STEPS", 0)
     monkeypatch.setattr(_aside, "spare_core", lambda: spare)
     run = replicate(_small(), split=split)
     assert len(children) == forked
     _assert_same(run, _here(SMALL), tmp_path)
+
+
+@forks
+@pytest.mark.parametrize("spare", [True, False])
+def test_work_beside_the_child_is_done_with_the_first_run_before_its_rows_are_asked_for(
+    spare: bool, children: list[int], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(split_module, "MIN_CHILD_AGENT_STEPS", 0)
+    monkeypatch.setattr(_aside, "spare_core", lambda: spare)
+    here = _here(SMALL)
+    done: list[str] = []
+    result = _aside.Aside.result
+
+    def asked(self: _aside.Aside[Any]) -> Any:
+        done.append("rows asked" if self.working else "no child")
+        return result(self)
+
+    def beside(first: Run, shared: bool) -> None:
+        assert first.replications is None and "replications" not in first.summary
+        done.append(f"beside, shared {shared}")
+        pd.testing.assert_frame_equal(first.events, here.events)
+
+    monkeypatch.setattr(_aside.Aside, "result", asked)
+    run = replicate(_small(), beside=beside)
+    assert len(children) == int(spare)
+    assert done == (
+        ["beside, shared True", "rows asked"]
+        if spare
+        else [
+            "beside, shared False",
+            "no child",
+        ]
+    )
+    _assert_same(run, here, tmp_path)  # the same run, beside or not
+
+
+@forks
+def test_refuge_run_writes_the_first_runs_files_while_the_child_lives_the_last(
+    children: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    run_cli: Any,
+) -> None:
+    """The command's folder holds the first run's files (all but the summary and the
+    replications' table) when the child's rows are asked for; the files it ends with are the
+    bytes `write_run` writes of the run lived in one process, the child's share the larger
+    for it."""
+    monkeypatch.setattr(split_module, "MIN_CHILD_AGENT_STEPS", 0)
+    scenario_file = tmp_path / "small.json"
+    scenario_file.write_text(_small().model_dump_json())
+    out = tmp_path / "out"
+    found: list[set[str]] = []
+    result = _aside.Aside.result
+
+    def asked(self: _aside.Aside[Any]) -> Any:
+        if self.working and not found:  # the replications' child
+            (part,) = tmp_path.glob(".out.*.part")
+            found.append({p.name for p in part.iterdir()})
+        return result(self)
+
+    shares: list[int] = []
+    share = model_module.child_share
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        shares.append(share(*args, **kwargs))
+        return shares[-1]
+
+    monkeypatch.setattr(_aside.Aside, "result", asked)
+    monkeypatch.setattr(model_module, "child_share", counted)
+    done = run_cli("run", scenario_file, "--out", out)
+    assert done.code == 0, done.err
+    assert len(children) >= 1 and shares == [balanced(5, writing=True)]
+    ahead = {*RUN_FILES, *EXILE_FILES} - {"summary.json"}
+    assert found == [ahead]
+    written = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert set(written) >= {*ahead, "summary.json", REPLICATIONS_FILE}
+    here = replicate(load_scenario(scenario_file), split=False)
+    assert written == _files(here, tmp_path / "here")

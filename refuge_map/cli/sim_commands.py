@@ -93,10 +93,11 @@ def run_command(
     across the replications, and one row per replication; print them and the assumptions."""
     hold_collections()
     from geo import GeoError
-    from refuge_map._atomic import check_folder_target
+    from refuge_map._atomic import atomic_dir, check_folder_target
     from refuge_map.limits import check_run
-    from refuge_map.simulation import load_scenario, replicate, write_run
+    from refuge_map.simulation import load_scenario, replicate
     from refuge_map.simulation._walk import compiled
+    from refuge_map.simulation.io import finish_run, write_run_files
     from refuge_map.simulation.report import report_tables
     from refuge_map.simulation.scenario import MAX_SEED
 
@@ -109,12 +110,21 @@ def run_command(
     # numba too, once the input is known good, with the collections held and frozen after
     compiled()
     freeze_loaded()
-    try:
-        with _progress_bar(scenario) as progress:
-            run = replicate(scenario, seed, progress=progress)
-    except GeoError as err:
-        raise RefugeError(str(err), source=str(scenario_file)) from None
-    written = write_run(run, out)
+    with atomic_dir(out) as folder:
+        try:
+            with _progress_bar(scenario) as progress:
+                run = replicate(
+                    scenario,
+                    seed,
+                    progress=progress,
+                    # the first run's files written while a child lives the last runs
+                    beside=lambda first, shared: write_run_files(
+                        first, folder, out, split=False if shared else None
+                    ),
+                )
+        except GeoError as err:
+            raise RefugeError(str(err), source=str(scenario_file)) from None
+        written = finish_run(run, folder, out)
     if as_json:
         print_json({"summary": run.summary, "files": [str(path) for path in written]})
         return

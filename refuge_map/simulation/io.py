@@ -68,22 +68,58 @@ def write_run(run: Run, out_dir: str | Path, *, split: bool | None = None) -> li
         If `out_dir` holds files refuge-map did not write (nothing is written then).
     """
     target = Path(out_dir)
-    with (
-        atomic_dir(target) as tmp,
-        aside(partial(_write_lines, run, tmp, target), spare=split) as lines,
-    ):
+    with atomic_dir(target) as tmp:
+        write_run_files(run, tmp, target, split=split)
+        return finish_run(run, tmp, target)
+
+
+def write_run_files(run: Run, folder: Path, shown: Path, *, split: bool | None = None) -> None:
+    """Write into `folder` (`write_run`'s temporary one) the files of the run itself, which
+    its replications do not change: all of `write_run`'s but those `finish_run` writes.
+    (`refuge run` writes them while a child still lives the last replications:
+    `model.replicate`'s ``beside``.)
+
+    Parameters
+    ----------
+    run
+        The run (its replications' rows need not be in yet).
+    folder
+        Where to write.
+    shown
+        The run's folder as the user named it, for the errors.
+    split
+        As for `write_run`.
+    """
+    with aside(partial(_write_lines, run, folder, shown), spare=split) as lines:
         # the GeoPackage in a child (`split`), the rest meanwhile here: each takes about half
         # of the writing (GDAL's writer there, Arrow's here)
-        write_parquet(run.events, tmp / "events.parquet")
-        write_parquet(run.tracks, tmp / "trajectories.parquet", points=("lon", "lat"))
-        (tmp / "summary.json").write_text(summary_json(run), encoding="utf-8")
-        (tmp / "scenario.json").write_text(scenario_json(run))
-        extra: tuple[str, ...] = EXILE_FILES if run.ledger is not None else ()
-        extra += (REPLICATIONS_FILE,) if run.replications is not None else ()
-        for name in extra:
-            write_table(getattr(run, name.removesuffix(".parquet")), tmp / name)
+        write_parquet(run.events, folder / "events.parquet")
+        write_parquet(run.tracks, folder / "trajectories.parquet", points=("lon", "lat"))
+        (folder / "scenario.json").write_text(scenario_json(run))
+        for name in _exile_files(run):
+            write_table(getattr(run, name.removesuffix(".parquet")), folder / name)
         lines.result()
-    return [target / name for name in (*RUN_FILES, *extra)]
+
+
+def finish_run(run: Run, folder: Path, shown: Path) -> list[Path]:
+    """Write into `folder` the files that `write_run_files` leaves to the end: the summary
+    (with its replications' block) and, with replications, `REPLICATIONS_FILE`.
+
+    Returns
+    -------
+    list of Path
+        Every file of the run, under `shown` (as `write_run` returns them).
+    """
+    (folder / "summary.json").write_text(summary_json(run), encoding="utf-8")
+    if run.replications is not None:
+        write_table(run.replications, folder / REPLICATIONS_FILE)
+    extra = _exile_files(run) + ((REPLICATIONS_FILE,) if run.replications is not None else ())
+    return [shown / name for name in (*RUN_FILES, *extra)]
+
+
+def _exile_files(run: Run) -> tuple[str, ...]:
+    """`EXILE_FILES` where the run has an exile, else none."""
+    return EXILE_FILES if run.ledger is not None else ()
 
 
 def summary_json(run: Run) -> str:

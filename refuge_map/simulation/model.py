@@ -184,6 +184,7 @@ def replicate(
     *,
     progress: Progress | None = None,
     split: bool | None = None,
+    beside: Callable[[Run, bool], None] | None = None,
 ) -> Run:
     """Every replication of a scenario: the first run in full (its events, trajectories and
     tables), its summary with a ``replications`` block (`replications.across`: each outcome's
@@ -197,7 +198,8 @@ def replicate(
     first run's world and loaded the compiled kernels (`_stacks`): the child inherits the
     network, its lookups and the kernels. The results are the same bytes whichever process
     computes them; where no child could be forked, or it failed, its replications are lived
-    here after the others.
+    here after the others. Work given as `beside` is done here while the child lives its share
+    (which is the larger for it: `split.FIRST_RUN_WRITING`).
 
     Parameters
     ----------
@@ -212,6 +214,13 @@ def replicate(
         (POSIX, no other thread running) and there are two or more; False never; None
         (default) where moreover a core is spare (`refuge_map._aside.spare_core`) and the
         child's share is worth a process (`split.MIN_CHILD_AGENT_STEPS`).
+    beside
+        Called as ``beside(first, shared)`` with the first run once this process has lived
+        its replications, before the child's rows are waited for: what only the first run
+        needs (`refuge run` writes its files, `io.write_run_files`), done while the child
+        still works; `shared` tells whether one does (the cores are then both busy). The
+        first run has its tables but not yet its replications' (`Run.replications`, the
+        summary's ``replications``).
 
     Returns
     -------
@@ -225,10 +234,12 @@ def replicate(
         If the network cannot be built with the scenario's options.
     """
     seeds = replication_seeds(scenario, seed)
-    here = len(seeds) - child_share(scenario, split=split)
+    here = len(seeds) - child_share(scenario, split=split, writing=beside is not None)
     theirs = seeds[here:]
     with aside(lambda: headline_rows(scenario, theirs), spare=bool(theirs), later=True) as child:
         first, rows = _lived_here(scenario, seeds[:here], progress=progress, built=child.start)
+        if beside is not None:
+            beside(first, child.working)
         rows += child.result()
     return with_replications(first, seeds, rows)
 

@@ -10,7 +10,8 @@ The share balances the two processes' work. A replication costs about the same i
 world, its part of a stacked flight, its exile and headline: about 60 ms of CPU in the default
 scenario of 1000 incidents); the first run costs this process more (its trajectories recorded,
 its exile lived in full and its tables), and the child pays costs of its own (the pages it
-copies, its rows sent back): `FIRST_RUN_EXTRA` is the difference, in replications' worth.
+copies, its rows sent back): `FIRST_RUN_EXTRA` is the difference, in replications' worth,
+and `FIRST_RUN_WRITING` the first run's files where this process writes them meanwhile.
 The child is forked once this process has built the first run's world with the compiled
 kernels loaded (`model.replicate`), so the two share the imports, the network and its lookups
 and the kernels; after it each builds its own runs' worlds and steps its own stack from the
@@ -34,20 +35,29 @@ from refuge_map.simulation.stack import STACK_INCIDENTS
 #: assumption elsewhere: without an exile, or recording more, the processes end a little
 #: apart.
 FIRST_RUN_EXTRA = 4.0
+#: The first run's files written by this process while the child works (`refuge run`:
+#: `model.replicate`'s ``beside``), in replications' worth: about 0.13 s of CPU in the default
+#: scenario, events, trajectories and the GeoPackage (then written here, the cores both busy)
+#: against a replication's ~0.05 s. Measured (session 19, 20 rounds of the three in turn, the
+#: wall's median ratio to the files written after the child's rows): 0.92 at 2 (18/12 of 30),
+#: 0.94 at 4 (19/11). An assumption elsewhere, as `FIRST_RUN_EXTRA`.
+FIRST_RUN_WRITING = 2.0
 #: The least work worth a child, in agent-steps of the scenario's horizon (an incident's
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
 #: runs). Below it the fork's own cost (about 10 ms, and a second stack's steps) eats the gain.
 MIN_CHILD_AGENT_STEPS = 20_000_000
 
 
-def balanced(runs: int) -> int:
+def balanced(runs: int, *, writing: bool = False) -> int:
     """How many of `runs` replications a child lives so that it ends with this process, which
-    lives the others and the first run in full (`FIRST_RUN_EXTRA`): at most ``runs - 1`` (a
-    scenario has one run at least)."""
-    return min(runs - 1, round((runs + FIRST_RUN_EXTRA) / 2))
+    lives the others and the first run in full (`FIRST_RUN_EXTRA`), and with `writing` writes
+    its files meanwhile (`FIRST_RUN_WRITING`): at most ``runs - 1`` (a scenario has one run at
+    least)."""
+    extra = FIRST_RUN_EXTRA + (FIRST_RUN_WRITING if writing else 0.0)
+    return min(runs - 1, round((runs + extra) / 2))
 
 
-def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
+def child_share(scenario: Scenario, *, split: bool | None = None, writing: bool = False) -> int:
     """How many of the scenario's replications (the last ones) a forked child lives.
 
     Parameters
@@ -60,6 +70,8 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
         child's share is worth a process (`MIN_CHILD_AGENT_STEPS`) and a run is no larger
         than a stack (`stack.STACK_INCIDENTS`: larger runs fly one at a time, and two
         processes would hold two of them at once).
+    writing
+        Whether this process writes the first run's files while the child works (`balanced`).
 
     Returns
     -------
@@ -68,7 +80,7 @@ def child_share(scenario: Scenario, *, split: bool | None = None) -> int:
     """
     if split is False or not _aside.can_fork():
         return 0
-    share = balanced(scenario.replications)
+    share = balanced(scenario.replications, writing=writing)
     worth = share * run_agent_steps(scenario) >= MIN_CHILD_AGENT_STEPS
     if split is None and not (
         worth and run_incidents(scenario) <= STACK_INCIDENTS and _aside.spare_core()
