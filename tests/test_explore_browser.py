@@ -258,3 +258,21 @@ def test_coverage_layer_and_two_settings_side_by_side(seen, tmp_path):
     page.screenshot(path=tmp_path / "compare.png")
     page.uncheck("#coverage")
     assert page.locator(".coverage-legend").count() == 0
+
+
+def test_each_settings_label_stands_apart_from_its_input(seen):
+    """The opinions' labels and their inputs do not touch: a gap between each label's text
+    and its box, and the boxes of one form in a column where the labels are short."""
+    page = seen.page
+    fields = page.locator("#pane-0 .network-form label")
+    assert fields.count() >= 5
+    lefts = []
+    for i in range(fields.count()):
+        label = fields.nth(i)
+        name = label.locator(":scope > span").bounding_box()
+        box = label.locator(":scope > select, :scope > input").bounding_box()
+        if name is None or box is None:  # a variant's field not shown
+            continue
+        assert box["x"] >= name["x"] + name["width"] + 4 or box["y"] >= name["y"] + name["height"]
+        lefts.append(round(box["x"]))
+    assert len(lefts) >= 5 and len(set(lefts)) <= len(lefts) // 2  # most in one column
