@@ -18,13 +18,14 @@ import pandas as pd
 import pytest
 import shapely
 
-from geo import RefugeNetwork
+from geo import WGS84, RefugeNetwork
 from refuge_map.cli.map_commands import scenario_cells
 from refuge_map.coverage import coverage_field
 from refuge_map.errors import RefugeError
 from refuge_map.render import _html, network_map, read_run_files, render_html, save_map, static
 from refuge_map.render._coverage import p_class
 from refuge_map.render._html import cited, esc, script_json, unpacked_json
+from refuge_map.render._sea import sea_polygon
 from refuge_map.render._slider import encode_deltas
 from refuge_map.render._style import (
     EVENT_CATEGORIES,
@@ -596,6 +597,26 @@ def test_the_png_shows_the_sea_as_the_html_map_does(network, tmp_path):
 
     assert color_at(-4_000) == LAKE_FILL
     assert color_at(4_000) not in {LAKE_FILL, "#ffffff"}
+
+
+def test_the_sea_beyond_the_data_follows_the_coast_of_sinai_and_egypt(network):
+    """South-west of the data's region the sea reaches the schematic coast, not a parallel
+    at the shipped coastline's last latitude (31.21 N): the sea off Sinai and the Nile's
+    mouths is sea, the coast's towns stand on land, the shipped coast is the sea's edge."""
+    sea = sea_polygon(network.hydrography.to_crs(WGS84))
+    assert sea is not None and sea.is_valid
+    offshore = {
+        "El Arish": (33.80, 31.25),
+        "Port Said": (32.30, 31.40),
+        "Alexandria": (29.90, 31.40),
+    }
+    ashore = {"Marsa Matruh": (27.24, 31.30), "Tobruk": (23.96, 32.00), "Benghazi": (20.10, 32.05)}
+    for name, (lon, lat) in offshore.items():
+        assert sea.contains(shapely.Point(lon, lat)), name
+    for name, (lon, lat) in ashore.items():
+        assert not sea.contains(shapely.Point(lon, lat)), name
+    coast = network.hydrography.to_crs(WGS84).set_index("id").geometry["mediterranean_coast"]
+    assert sea.boundary.buffer(1e-9).contains(coast)
 
 
 def test_static_figure_refuses_other_suffixes(network, tmp_path):
