@@ -37,7 +37,7 @@ then about the import, the network, numba's import and kernels, the larger of th
 processes' shares, and the last two files; its CPU is more than the unsplit command's (both
 processes step a stack, and pages shared with the child are copied).
 The split command also reports each process's CPU seconds after the fork to the end of
-its share (how well `split.FIRST_RUN_EXTRA` balances them).
+its share (how well `split.FIRST_RUN_EXTRA` and `split.FIRST_RUN_WRITING` balance them).
 
 Figures are the median of `REPEATS` runs; the load average is printed beside them (the machine
 may be shared: CPU time is the steadier figure then; a split command's wall rises most with

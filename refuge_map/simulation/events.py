@@ -259,7 +259,8 @@ class EventLog:
         False: a log that keeps no event (of a phase whose events nobody reads: the exiles
         lived for the replications' headlines alone); a caller may skip making their texts.
         An array (by incident number): the events of the incidents where it holds (a stack
-        of runs of which only some are read: `refuge_map.simulation.stack.fly_stacked`).
+        of runs of which only some are read: `refuge_map.simulation.stack.fly_stacked`); one
+        that holds everywhere or nowhere is kept as True or False (no event then looks it up).
     """
 
     dt_s: float
@@ -267,6 +268,10 @@ class EventLog:
     events: list[dict[str, Any]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     keep: bool | NDArray[np.bool_] = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.keep, bool) and (self.keep.all() or not self.keep.any()):
+            self.keep = bool(self.keep.all())
 
     def event(
         self,

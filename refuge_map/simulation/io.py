@@ -111,9 +111,10 @@ def finish_run(run: Run, folder: Path, shown: Path) -> list[Path]:
         Every file of the run, under `shown` (as `write_run` returns them).
     """
     (folder / "summary.json").write_text(summary_json(run), encoding="utf-8")
+    extra = _exile_files(run)
     if run.replications is not None:
         write_table(run.replications, folder / REPLICATIONS_FILE)
-    extra = _exile_files(run) + ((REPLICATIONS_FILE,) if run.replications is not None else ())
+        extra += (REPLICATIONS_FILE,)
     return [shown / name for name in (*RUN_FILES, *extra)]
 
 

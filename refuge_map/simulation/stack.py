@@ -207,7 +207,7 @@ def fly_stacked(
     options = flight_options(scenario, record=any(recorded))
     sizes = [w.n for w in worlds]
     rows = None if all(recorded) else np.repeat(recorded, sizes)
-    kept = None if logged is None or all(logged) else np.repeat(list(logged), sizes)
+    kept = None if logged is None else np.repeat(list(logged), sizes)
     stacked = stack_worlds(worlds)
     flight = run_flight(stacked, **options, recorded=rows, logged=kept, progress=progress)
     return split_flight(flight, worlds)
