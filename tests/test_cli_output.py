@@ -276,21 +276,46 @@ def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_close
     assert "Traceback" not in done.stderr
 
 
-def test_the_console_script_runs_openblas_on_one_thread_unless_told_otherwise() -> None:
-    # set before numpy's import (which importing the CLI does not do): numpy's and scipy's
-    # OpenBLAS start no threads of their own in a command's process
+@pytest.mark.parametrize(
+    ("name", "given", "seen"),
+    [
+        ("OPENBLAS_NUM_THREADS", None, "1"),
+        ("OPENBLAS_NUM_THREADS", "3", "3"),
+        ("ARROW_DEFAULT_MEMORY_POOL", None, "system"),
+        ("ARROW_DEFAULT_MEMORY_POOL", "mimalloc", "mimalloc"),
+    ],
+)
+def test_the_console_script_sets_its_process_defaults_unless_told_otherwise(
+    name: str, given: str | None, seen: str
+) -> None:
+    # set before numpy's and pyarrow's imports (which importing the CLI does not do): numpy's
+    # and scipy's OpenBLAS start no threads of their own in a command's process, and Arrow's
+    # buffers come from the system's allocator; a value the user set is kept
     probe = (
         "import os, sys; from refuge_map import cli; "
-        "cli.main = lambda: print(os.environ.get(cli.BLAS_THREADS), 'numpy' in sys.modules); "
+        f"cli.main = lambda: print(os.environ.get({name!r}), 'numpy' in sys.modules, "
+        "'pyarrow' in sys.modules); cli.script()"
+    )
+    env = {k: v for k, v in os.environ.items() if k != name}
+    told = env if given is None else env | {name: given}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=told
+    )
+    assert done.stdout.split() == [seen, "False", "False"]
+
+
+def test_the_console_script_s_arrow_buffers_come_from_the_system_allocator() -> None:
+    # what a command's tables and files are made in (pandas' text columns are Arrow's)
+    probe = (
+        "from refuge_map import cli; "
+        "cli.main = lambda: print(__import__('pyarrow').default_memory_pool().backend_name); "
         "cli.script()"
     )
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
-    for given, seen in ((None, "1"), ("3", "3")):
-        told = env if given is None else env | {"OPENBLAS_NUM_THREADS": given}
-        done = subprocess.run(
-            [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=told
-        )
-        assert done.stdout.split() == [seen, "False"]
+    env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=env
+    )
+    assert done.stdout.split() == ["system"], done.stderr
 
 
 def _panel_rows(text: str, title: str) -> list[tuple[str, str, int]]:

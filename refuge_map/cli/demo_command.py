@@ -221,19 +221,16 @@ class _GpkgAndPng:
 
 
 def _child_memory() -> None:
-    """A child's memory, for the second it lives: Arrow's buffers (the run's files it reads)
-    from the system's allocator, and no collections.
+    """A child's memory, for the second it lives: no collections. (Its Arrow buffers come
+    from the system's allocator as the console script's do: `refuge_map.cli.PROCESS_DEFAULTS`;
+    Arrow's mimalloc zeroed a 2 MB page for each one a fresh child began to fill, 0.1-0.3 s of
+    system time per child, measured on the demo.)
 
-    Arrow's own allocator (mimalloc) asks for huge pages, and a fresh child zeroed a 2 MB page
-    for each it began to fill (0.1-0.3 s of system time per child, measured on the demo). The
-    collector ran 100-160 times in a child's imports and drafts and 15-55 times in its
+    The collector ran 100-160 times in a child's imports and drafts and 15-55 times in its
     drawing, some 4 % of its CPU, to free nearly nothing: what the child makes (the modules
     it imports, the drawing's elements) lives until it leaves, and it leaves by `os._exit`.
     Reference counting frees what it always frees meanwhile. The same bytes.
     """
-    import pyarrow
-
-    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
     gc.disable()
 
 
