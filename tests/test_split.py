@@ -217,7 +217,7 @@ def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> 
     assert 30 - balanced(30) + FIRST_RUN_EXTRA == pytest.approx(balanced(30), abs=1)
     # the first run's files written here meanwhile (`refuge run`): the child takes more
     assert balanced(30, writing=True) == round((30 + FIRST_RUN_EXTRA + FIRST_RUN_WRITING) / 2)
-    assert balanced(30, writing=True) == 18 and balanced(2, writing=True) == 1
+    assert balanced(30, writing=True) == 20 and balanced(2, writing=True) == 1
 
 
 def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyPatch) -> None:
