@@ -58,9 +58,10 @@ def lean_loading() -> bool:
 def preload(module: ModuleType) -> int:
     """Load now every overload of `module`'s kernels that the disk cache holds for their
     present code on this machine (as a first call would load it, `_Cache`), so that a child
-    forked after inherits them all: loaded after the fork, each process loads its own, and the
-    first pays numba's import of its array lowering (``numba.np.arrayobj``: about 40 ms of the
-    default scenario's first move) in each.
+    forked after inherits them all: loaded after the fork, each process loads its own (2-7 ms
+    a kernel, and the first numba's runtime, about 20 ms). (A kernel that allocates an array,
+    numba's ``np.empty``, loads numba's array implementation with it, about 25 ms more: the
+    package's kernels allocate none, their callers hand them the arrays they fill.)
 
     Where the cache has none (a new source, an empty cache) or numba lacks what this reads (a
     later numba: `lean_loading`), nothing is loaded: each kernel compiles or loads on first use.

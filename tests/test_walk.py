@@ -139,17 +139,37 @@ def _loaded_after(work: str) -> set[str]:
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 
 
+#: A probe's work: a small flight of the default scenario (every kernel it calls is in the
+#: disk cache after it).
+_SMALL_FLIGHT = (
+    "from refuge_map.simulation import load_scenario, replicate\n"
+    f"s = load_scenario({str(SCENARIOS / 'default.yaml')!r})\n"
+    "s = s.model_copy(update={'replications': 1, 'exile': None, 'horizon_h': 12,"
+    " 'generate': s.generate.model_copy(update={'n': 20})})\n"
+    "replicate(s, split=False)"
+)
+
+
 def test_the_compiled_loops_come_with_every_kernel_a_flight_calls() -> None:
     """`compiled()` loads every kernel a flight calls, before its first step (a child forked
     then inherits them all, `model.replicate`), not as each step first calls it."""
-    default = SCENARIOS / "default.yaml"
-    flew = _loaded_after(
-        "from refuge_map.simulation import load_scenario, replicate\n"
-        f"s = load_scenario({str(default)!r})\n"
-        "s = s.model_copy(update={'replications': 1, 'exile': None, 'horizon_h': 12,"
-        " 'generate': s.generate.model_copy(update={'n': 20})})\n"
-        "replicate(s, split=False)"
-    )
+    flew = _loaded_after(_SMALL_FLIGHT)
     loaded = _loaded_after("from refuge_map.simulation._walk import compiled; compiled()")
     assert {"refuge_map.simulation._compiled.move", "geo._compiled.zone_of"} <= flew
     assert flew <= loaded
+
+
+def test_the_compiled_loops_load_without_numbas_array_implementation() -> None:
+    """The kernels load from the disk cache without numba's implementation of arrays
+    (``numba.np.arrayobj`` and the dozen modules it imports, 25 ms of every command's start):
+    no kernel allocates an array (`_compiled.move` is handed its scratch arrays), and a
+    kernel that did makes its cached code import them to load."""
+    _loaded_after(_SMALL_FLIGHT)  # every kernel a flight calls is in the disk cache now
+    probe = (
+        "import sys; from refuge_map.simulation._walk import compiled; m = compiled(); "
+        "print(len(m.move.overloads), 'numba.np.arrayobj' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.split() == ["1", "False"]

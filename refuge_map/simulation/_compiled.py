@@ -231,6 +231,7 @@ def move(
     xy: Floats,
     reached: Bools,
     spare: Floats,
+    scratch: tuple[Floats, Floats, Ints, Ints],
     mover: tuple[Any, ...],
     memo: Memo,
     use_memo: bool,
@@ -243,7 +244,11 @@ def move(
     off-road speed. Any other first walks the rest of his off-road leg to the road, then the
     road towards (`to_edge`, `to_s`), and is placed (`xy`: on the road, or on his leg).
     `reached` says who reached his target, `spare` the seconds each has left over (0 for one
-    across). `mover` is ``(edge, s, run_m, road, offroad, off_total, off_left, foot_x,
+    across). `scratch` is four arrays of `tau`'s length, two of float and two of intp, that
+    the move writes before it reads: made by the caller, so that the kernel allocates nothing
+    (a kernel that calls numba's ``np.empty`` makes its cached code load numba's array
+    implementation with it, 13 modules: 25 ms of every command's start, in the one kernel
+    that did). `mover` is ``(edge, s, run_m, road, offroad, off_total, off_left, foot_x,
     foot_y, leg_x, leg_y)`` (`engine._Mover`'s arrays, updated in place); `memo` and
     `use_memo` as for `walk`. One whose step ends on his off-road leg is done in the first
     pass (tallied and placed there), the others after the walk: 96 -> 72 us a call at 5,000
@@ -267,9 +272,10 @@ def move(
     memo_edge, memo_to_edge, memo_to_s, memo_toward_u = memo
     length = road[2]
     n = len(tau)
-    budget, left = np.empty(n), np.empty(n)  # set, and read, only in the rows walked
-    walked, m = np.empty(n, dtype=np.intp), 0  # the rows walked, tallied and placed after
-    kept, n_kept = np.empty(n, dtype=np.intp), 0  # the rows that kept their way: placed after
+    # budget and left: set, and read, only in the rows walked; walked: the rows walked,
+    # tallied and placed after; kept: the rows that kept their way, placed after
+    budget, left, walked, kept = scratch
+    m, n_kept = 0, 0
     for i in range(n):
         t = tau[i]
         reached[i], spare[i] = False, 0.0

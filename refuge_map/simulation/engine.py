@@ -163,7 +163,9 @@ class _Mover:
         (`to_edge`, `to_s`). Each who moved has his position in `xy` (n, 2) set (in place).
         Returns where each reached his target, and the seconds each has left over (0 across
         country)."""
-        reached, spare = np.empty(len(tau), dtype=bool), np.empty(len(tau))
+        n = len(tau)
+        reached, spare = np.empty(n, dtype=bool), np.empty(n)
+        scratch = (np.empty(n), np.empty(n), np.empty(n, dtype=np.intp), np.empty(n, dtype=np.intp))
         compiled().move(  # every argument as the engine makes it: contiguous, float or intp
             tau,
             across,
@@ -173,6 +175,7 @@ class _Mover:
             xy,
             reached,
             spare,
+            scratch,
             self._arrays,
             self._heading.arrays,
             self.remembers,
