@@ -304,7 +304,7 @@ def test_the_console_script_sets_its_process_defaults_unless_told_otherwise(
     assert done.stdout.split() == [seen, "False", "False"]
 
 
-def test_the_console_script_s_arrow_buffers_come_from_the_system_allocator() -> None:
+def test_a_commands_arrow_buffers_come_from_the_systems_allocator() -> None:
     # what a command's tables and files are made in (pandas' text columns are Arrow's)
     probe = (
         "from refuge_map import cli; "

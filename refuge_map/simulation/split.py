@@ -40,11 +40,12 @@ FIRST_RUN_EXTRA = 4.0
 #: scenario, events, trajectories and the GeoPackage (then written here, the cores both busy)
 #: against a replication's ~0.05 s. Measured (session 19, 20 rounds of the three in turn, the
 #: wall's median ratio to the files written after the child's rows): 0.92 at 2 (18/12 of 30),
-#: 0.94 at 4 (19/11). With Arrow's buffers from the system's allocator (`refuge_map.cli
-#: .PROCESS_DEFAULTS`) the child pays no huge pages of its own and ends earlier (session 20,
-#: 12 runs each, the child's end less the files' written here, median): -0.18 s at 2, -0.10 s
-#: at 4, -0.06 s at 6 (20/10), +0.025 s at 8 (21/9); the wall, 20 and 30 rounds in turn, a
-#: median 0.944 and 0.981 of 2's at 6. An assumption elsewhere, as `FIRST_RUN_EXTRA`.
+#: 0.94 at 4 (19/11). Since the console script has Arrow's buffers from the system's
+#: allocator (its process defaults), the child pays no huge pages of its own and ends earlier
+#: (session 20, 12 runs each, the child's end less the first run's files written here,
+#: median): -0.18 s at 2, -0.10 s at 4, -0.06 s at 6 (20/10), +0.025 s at 8 (21/9); the wall,
+#: 20 and 30 rounds in turn, a median 0.944 and 0.981 of 2's at 6. An assumption elsewhere
+#: (Arrow's own allocator too), as `FIRST_RUN_EXTRA`.
 FIRST_RUN_WRITING = 6.0
 #: The least work worth a child, in agent-steps of the scenario's horizon (an incident's
 #: manslayer and avenger each step): about 0.13 s of the default's flights (three of its
