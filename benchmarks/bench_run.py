@@ -232,7 +232,10 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--phases"]:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `refuge_map.cli.script` does
+        # the environment `refuge_map.cli.script` sets (its `PROCESS_DEFAULTS`), set before
+        # anything is imported here as there: importing the CLI is the first phase timed
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         print(json.dumps(phases(Path(sys.argv[2]))), flush=True)
         os._exit(0)  # as `refuge` leaves (`refuge_map.cli._leave`): no finalization
     else:
