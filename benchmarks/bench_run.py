@@ -103,8 +103,8 @@ COMMAND_MODULES = (
 def load_as_the_command() -> None:
     """Import what `refuge run` imports, as its console script does (`refuge_map.cli.script`
     and `run_command`): the collector held meanwhile, numba's modules (`_walk.compiled`) among
-    them, and all of it frozen for the collector after (`_app.freeze_loaded`). (OpenBLAS's
-    single thread is set in this process's environment before numpy loads: `__main__`.)"""
+    them, and all of it frozen for the collector after (`_app.freeze_loaded`). (The console
+    script's environment is this process's already: `main` starts it with it.)"""
     from refuge_map.cli import _app
 
     _app.own_process = True
@@ -188,7 +188,15 @@ def told(spare: bool, out: str) -> tuple[Seconds, Seconds]:
 
 
 def main() -> None:
-    """Time the command and its phases, each in fresh processes, and print the medians."""
+    """Time the command and its phases, each in fresh processes, and print the medians.
+
+    The processes run with the environment the console script sets for itself
+    (`refuge_map.cli.PROCESS_DEFAULTS`): the phased one, which is no console script, then
+    loads numpy and pyarrow as the command does, before any phase is timed."""
+    from refuge_map.cli import PROCESS_DEFAULTS
+
+    for name, value in PROCESS_DEFAULTS.items():
+        os.environ.setdefault(name, value)
     refuge = str(Path(sys.executable).with_name("refuge"))
     whole: list[Seconds] = []
     split: dict[bool, list[Seconds]] = {True: [], False: []}
@@ -232,10 +240,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--phases"]:
-        # the environment `refuge_map.cli.script` sets (its `PROCESS_DEFAULTS`), set before
-        # anything is imported here as there: importing the CLI is the first phase timed
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
         print(json.dumps(phases(Path(sys.argv[2]))), flush=True)
         os._exit(0)  # as `refuge` leaves (`refuge_map.cli._leave`): no finalization
     else:
