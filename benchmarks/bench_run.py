@@ -191,12 +191,11 @@ def main() -> None:
     """Time the command and its phases, each in fresh processes, and print the medians.
 
     The processes run with the environment the console script sets for itself
-    (`refuge_map.cli.PROCESS_DEFAULTS`): the phased one, which is no console script, then
-    loads numpy and pyarrow as the command does, before any phase is timed."""
-    from refuge_map.cli import PROCESS_DEFAULTS
+    (`refuge_map.cli.set_process_defaults`): the phased one, which is no console script,
+    then loads numpy and pyarrow as the command does, before any phase is timed."""
+    from refuge_map.cli import set_process_defaults
 
-    for name, value in PROCESS_DEFAULTS.items():
-        os.environ.setdefault(name, value)
+    set_process_defaults()
     refuge = str(Path(sys.executable).with_name("refuge"))
     whole: list[Seconds] = []
     split: dict[bool, list[Seconds]] = {True: [], False: []}

@@ -299,14 +299,9 @@ def test_work_beside_the_child_is_done_with_the_first_run_before_its_rows_are_as
     monkeypatch.setattr(_aside.Aside, "result", asked)
     run = replicate(_small(), beside=beside)
     assert len(children) == int(spare)
-    assert done == (
-        ["beside, shared True", "rows asked"]
-        if spare
-        else [
-            "beside, shared False",
-            "no child",
-        ]
-    )
+    shared = ["beside, shared True", "rows asked"]  # the child's rows asked for after
+    alone = ["beside, shared False", "no child"]
+    assert done == (shared if spare else alone)
     _assert_same(run, here, tmp_path)  # the same run, beside or not
 
 

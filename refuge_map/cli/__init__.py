@@ -41,7 +41,7 @@ def script() -> NoReturn:
     """The `refuge` console script: `main` on the command line's arguments, then out of the
     interpreter at once (`_leave`)."""
     _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
-    _process_defaults()
+    set_process_defaults()
     _aside.watch()  # whether a core is spare for its children: idle while it loads
     _signals.stop_on_signals()  # Ctrl-C and SIGTERM unwind: no child, no temporary file left
     try:
@@ -59,7 +59,7 @@ ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
 PROCESS_DEFAULTS = {BLAS_THREADS: "1", ARROW_POOL: "system"}
 
 
-def _process_defaults() -> None:
+def set_process_defaults() -> None:
     """Set `PROCESS_DEFAULTS` in this process's environment (and so its children's) where the
     user did not: before numpy and pyarrow are imported (importing `refuge_map.cli` imports
     neither). The same bytes come out either way; only the cost of making them changes.
