@@ -23,11 +23,12 @@ same code from the same cache, a hit loaded at numba's own cost (`lean_loading`)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from types import ModuleType
 from typing import Any, TypeVar
 
 from numba import njit
+from numba.core import types
 from numba.core.caching import FunctionCache, NullCache
 from numba.core.runtime import rtsys
 
@@ -55,13 +56,20 @@ def lean_loading() -> bool:
     )
 
 
-def preload(module: ModuleType) -> int:
-    """Load now every overload of `module`'s kernels that the disk cache holds for their
-    present code on this machine (as a first call would load it, `_Cache`), so that a child
-    forked after inherits them all: loaded after the fork, each process loads its own (2-7 ms
-    a kernel, and the first numba's runtime, about 20 ms). (A kernel that allocates an array,
-    numba's ``np.empty``, loads numba's array implementation with it, about 25 ms more: the
-    package's kernels allocate none, their callers hand them the arrays they fill.)
+def preload(module: ModuleType, names: Collection[str] | None = None) -> int:
+    """Load now every overload of `module`'s kernels (of those named in `names`, where given)
+    that the disk cache holds for their present code on this machine (as a first call would
+    load it, `_Cache`), so that a child forked after inherits them all: loaded after the fork,
+    each process loads its own (2-7 ms a kernel, and the first numba's runtime, about 20 ms).
+    (A kernel that allocates an array, numba's ``np.empty``, loads numba's array
+    implementation with it, about 25 ms more: the package's kernels allocate none, their
+    callers hand them the arrays they fill.)
+
+    An overload typed for a literal argument (``Literal[int](0)``) is not loaded: numba types
+    a kernel so while it types another that calls it with a constant, and links the code into
+    the caller's; a call from Python, typed by its values' types, never picks it. Nor are the
+    kernels not in `names`: the overloads the cache holds grow with whatever was run on this
+    machine (another command's kernels, a test's signatures), and each costs its load.
 
     Where the cache has none (a new source, an empty cache) or numba lacks what this reads (a
     later numba: `lean_loading`), nothing is loaded: each kernel compiles or loads on first use.
@@ -72,14 +80,18 @@ def preload(module: ModuleType) -> int:
         The overloads loaded.
     """
     loaded = 0
-    for dispatcher in vars(module).values():
+    for name, dispatcher in vars(module).items():
         cache = getattr(dispatcher, "_cache", None)
         index = getattr(getattr(cache, "_cache_file", None), "_load_index", None)
         if not (isinstance(cache, _Cache) and callable(index)):
             continue
+        if names is not None and name not in names:
+            continue
         codegen = dispatcher.targetctx.codegen()
         for key in index():
             signature = key[0]
+            if any(isinstance(arg, types.Literal) for arg in signature):
+                continue
             if key == cache._index_key(signature, codegen):  # this code, this machine's CPU
                 dispatcher.compile(signature)
                 loaded += 1

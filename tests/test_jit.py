@@ -152,3 +152,74 @@ def test_preload_loads_every_cached_overload_before_any_call(tmp_path: Path) -> 
     assert full["overloads"] == {"weighted": 1, "doubled": 1}
     assert full["loaded"] >= 2 and full["compiler_loaded"] is False
     assert _probe(tmp_path)["doubled"] == [2.0 * v for v in _linspace()]
+
+
+#: A module whose `summed` numba types twice: for `m` of ``int64`` (called from Python) and for
+#: the literal 0 (`empty_sum` calls it with the constant while it is typed); and a kernel no
+#: preload below names (`other`).
+_CALLED = """
+import numpy as np
+from geo._jit import kernel
+
+@kernel()
+def summed(x, m):
+    total = 0.0
+    for k in range(m):
+        total += x[k]
+    return total
+
+@kernel()
+def empty_sum(x):
+    return summed(x, 0)
+
+@kernel()
+def other(x):
+    return x[0]
+"""
+_RUN_ALL = """
+import json
+import numpy as np
+import kernels
+x = np.ones(3)
+print(json.dumps([kernels.summed(x, 2), kernels.empty_sum(x), kernels.other(x)]))
+"""
+_PRELOAD_NAMED = """
+import json
+import kernels
+from geo._jit import preload
+loaded = preload(kernels, {names})
+names = ("summed", "empty_sum", "other")
+signatures = {{n: [str(s) for s in getattr(kernels, n).overloads] for n in names}}
+print(json.dumps({{"loaded": loaded, "signatures": signatures}}))
+"""
+
+
+def test_preload_loads_the_named_kernels_as_python_calls_them(tmp_path: Path) -> None:
+    """Given the names of the kernels to load, `preload` loads those only, and of each only
+    the overloads a call from Python can pick: not one numba typed for a literal argument
+    while typing a caller (its code is linked into the caller's), which the cache holds too."""
+    (tmp_path / "kernels.py").write_text(_CALLED)
+    env = os.environ | {"NUMBA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(tmp_path)}
+
+    def run(code: str) -> object:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+        )
+        return json.loads(done.stdout)
+
+    assert run(_RUN_ALL) == [2.0, 0.0, 1.0]  # compiled, into the cache
+    cached = run(_PRELOAD_NAMED.format(names="None"))
+    named = run(_PRELOAD_NAMED.format(names="{'summed', 'empty_sum'}"))
+    assert isinstance(cached, dict) and isinstance(named, dict)
+    assert cached["loaded"] == 3 and cached["signatures"]["other"] != []
+    assert named["loaded"] == 2 and named["signatures"]["other"] == []
+    summed = named["signatures"]["summed"]
+    assert len(summed) == 1 and "int64" in summed[0] and "Literal" not in summed[0]
+    index = (
+        "import kernels; d = kernels.summed;"
+        "print(sorted(str(k[0]) for k in d._cache._cache_file._load_index()))"
+    )
+    held = subprocess.run(
+        [sys.executable, "-c", index], capture_output=True, text=True, check=True, env=env
+    ).stdout
+    assert "Literal[int](0)" in held  # the cache holds the literal's overload, not loaded

@@ -12,7 +12,13 @@ import numpy as np
 import shapely
 
 from geo import RefugeNetwork
-from refuge_map.simulation._walk import BEARING_STEP_M, Heading, RoadGraph, bearing_ways
+from refuge_map.simulation._walk import (
+    BEARING_STEP_M,
+    FLIGHT_ZONE_KERNELS,
+    Heading,
+    RoadGraph,
+    bearing_ways,
+)
 
 
 def test_xy_is_the_point_along_the_edge_on_either_path(network: RefugeNetwork) -> None:
@@ -157,6 +163,38 @@ def test_the_compiled_loops_come_with_every_kernel_a_flight_calls() -> None:
     loaded = _loaded_after("from refuge_map.simulation._walk import compiled; compiled()")
     assert {"refuge_map.simulation._compiled.move", "geo._compiled.zone_of"} <= flew
     assert flew <= loaded
+
+
+#: A probe's work: the zones' `clearance` of a grid of positions (maps and analyses call it;
+#: a flight does not), on one square zone (its cache entry written).
+_GRID_CLEARANCE = (
+    "import numpy as np\n"
+    "from geo import _compiled as zones\n"
+    "rings = (np.array([0, 1]), np.array([0, 5]), np.array([0.0, 1, 1, 0, 0]),"
+    " np.array([0.0, 0, 1, 1, 0]))\n"
+    "zones.clearance(np.array([3.0]), np.array([4.0]), np.array([[0.0, 0, 1, 1]]), rings,"
+    " np.empty(1))"
+)
+
+
+def test_the_compiled_loops_leave_the_kernels_no_flight_calls() -> None:
+    """`compiled()` loads the kernels a flight calls only, however many more the disk cache
+    holds: not the zones' `clearance` of maps and analyses (each overload loaded costs a
+    command's start 2-3 ms), nor the overloads of the walk numba typed for a literal ``m``
+    while it typed the move."""
+    assert "geo._compiled.clearance" in _loaded_after(_GRID_CLEARANCE)  # now in the cache
+    loaded = _loaded_after("from refuge_map.simulation._walk import compiled; compiled()")
+    assert "geo._compiled.clearance" not in loaded
+    assert {f"geo._compiled.{name}" for name in FLIGHT_ZONE_KERNELS} & loaded
+    probe = (
+        "from refuge_map.simulation._walk import compiled; m = compiled(); "
+        "print(sorted('Literal' in str(s) for s in m.walk.overloads),"
+        " any('Literal' in str(k[0]) for k in m.walk._cache._cache_file._load_index()))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd="/"
+    )
+    assert done.stdout.split() == ["[False]", "True"]  # held in the cache, not loaded
 
 
 def test_the_compiled_loops_load_without_numbas_array_implementation() -> None:

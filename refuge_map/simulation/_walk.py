@@ -26,20 +26,27 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 
+#: The zones' kernels a flight calls (`geo.asylum.Asylum`: where a fugitive is, near a zone's
+#: boundary by each zone, and how far from the nearest each is); not `clearance`, of whole
+#: grids of positions (maps, analyses), loaded where it is used.
+FLIGHT_ZONE_KERNELS = frozenset({"zone_of", "inside", "clearance_where"})
+
+
 @cache
 def compiled() -> ModuleType:
     """The compiled loops (`_compiled`), imported on first use: numba's import and the loading
-    of the cached kernels are paid only by a run that walks. Every kernel the disk cache holds,
-    the zones' too (`geo._compiled`), is loaded now (`geo._jit.preload`), before a run forks a
-    child that steps replications (`model.replicate`): loaded on first use, the kernels a
-    flight's later steps call were loaded again in each process. (Kept once found: a step asks
-    for it a dozen times, and an import statement's lookup each time cost ~20 us a step.)"""
+    of the cached kernels are paid only by a run that walks. Every kernel of a flight the disk
+    cache holds, the zones' too (`FLIGHT_ZONE_KERNELS`), is loaded now (`geo._jit.preload`),
+    before a run forks a child that steps replications (`model.replicate`): loaded on first
+    use, the kernels a flight's later steps call were loaded again in each process. (Kept once
+    found: a step asks for it a dozen times, and an import statement's lookup each time cost
+    ~20 us a step.)"""
     from geo import _compiled as zones
     from geo._jit import preload
     from refuge_map.simulation import _compiled
 
-    for module in (_compiled, zones):
-        preload(module)
+    preload(_compiled)
+    preload(zones, FLIGHT_ZONE_KERNELS)
     return _compiled
 
 
