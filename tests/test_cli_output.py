@@ -350,3 +350,35 @@ def test_explore_without_its_extra_names_what_to_install(run_cli, monkeypatch):
     assert result.code == 2 and result.out == ""
     expected = "refuge explore: uvicorn is not installed: pip install 'refuge-map[explore]'"
     assert result.err.strip() == f"refuge: error: {expected}"
+
+
+def _invocations() -> list[tuple[str, ...]]:
+    """Each command's and group's help and an option it does not have; each group's
+    commands' help; a missing argument (`refuge run`), a group without its command."""
+    from refuge_map.cli import _name_of, app
+
+    names = [_name_of(info) for info in app.registered_commands]
+    args = [(name, flag) for name in names for flag in ("--help", "--no-such-option")]
+    for group in app.registered_groups:
+        assert group.name is not None and group.typer_instance is not None
+        args += [(group.name, "--help"), (group.name, "--no-such-option")]
+        args += [
+            (group.name, _name_of(info), "--help")
+            for info in group.typer_instance.registered_commands
+        ]
+    return [*args, ("run",), *((group.name,) for group in app.registered_groups if group.name)]
+
+
+@pytest.mark.parametrize("args", _invocations(), ids=" ".join)
+def test_a_command_built_alone_says_what_the_whole_app_says(run_cli, monkeypatch, args):
+    """`main` builds click's command of the command or group its arguments name only
+    (`app_for`): what it prints, and its exit code, are the whole application's."""
+    from refuge_map import cli
+
+    lean = cli.app_for(args)
+    assert len(lean.registered_commands) + len(lean.registered_groups) == 1
+    alone = run_cli(*args)
+    monkeypatch.setattr(cli, "app_for", lambda _: cli.app)
+    whole = run_cli(*args)
+    assert alone == whole
+    assert alone.out or alone.err  # a help, or one line of error

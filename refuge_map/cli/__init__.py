@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import copy
 import gc
 import os
 import signal
@@ -32,7 +33,7 @@ from refuge_map.cli import (  # noqa: F401
 )
 from refuge_map.cli._app import app, one_line_summaries
 
-__all__ = ["app", "main", "script"]
+__all__ = ["app", "app_for", "main", "script"]
 
 one_line_summaries(app)
 
@@ -90,9 +91,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     in one line and exits with 128 + the signal's number (130 for Ctrl-C).
     """
     _leave_quickly()
+    args = list(argv) if argv is not None else sys.argv[1:]
     try:
-        code = typer.main.get_command(app).main(
-            args=list(argv) if argv is not None else None, prog_name="refuge", standalone_mode=False
+        code = typer.main.get_command(app_for(args)).main(
+            args=args, prog_name="refuge", standalone_mode=False
         )
     except typer.Exit as stop:
         sys.exit(stop.exit_code)
@@ -116,6 +118,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"refuge: error: {where}{refused.strerror or refused}", file=sys.stderr)
         sys.exit(2)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def app_for(args: Sequence[str]) -> typer.Typer:
+    """The application `main` builds its click command from for the command line `args`:
+    `app` with only the command or group that `args` begin with, where they begin with one,
+    else the whole `app` (``--help``, ``--version``, no name, a name that is none). The same
+    command, its help, its usage and its errors; building click's commands of them all from
+    their signatures cost every command's start 15-25 ms (`typer.main.get_command`, for the
+    14 commands and 2 groups).
+    """
+    name = args[0] if args else ""
+    commands = [info for info in app.registered_commands if _name_of(info) == name]
+    groups = [info for info in app.registered_groups if info.name == name]
+    if not (commands or groups):
+        return app
+    lean = copy.copy(app)  # its settings, its callback (``--version``)
+    lean.registered_commands, lean.registered_groups = commands, groups
+    return lean
+
+
+def _name_of(command: typer.models.CommandInfo) -> str:
+    """A command's name on the command line (typer's own: its function's name, dashed, where
+    it was given none)."""
+    if command.name is not None:
+        return command.name
+    callback = command.callback
+    return typer.main.get_command_name(getattr(callback, "__name__", ""))
 
 
 def _leave(stop: SystemExit) -> NoReturn:
