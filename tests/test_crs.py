@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from pyproj import Geod
+from pyproj import Geod, Transformer
 
-from geo import QueryError, to_lonlat, to_metric
-from geo.crs import REGION_BOUNDS_LONLAT, meridian_convergence_deg
+from geo import REGION_CRS, WGS84, QueryError, to_lonlat, to_metric
+from geo.crs import FORWARD, INVERSE, REGION_BOUNDS_LONLAT, meridian_convergence_deg
 
 
 def test_planar_distances_within_a_tenth_of_a_percent_of_geodesics():
@@ -39,3 +39,20 @@ def test_true_north_leans_west_of_grid_north_east_of_the_central_meridian():
     azimuth = np.degrees(np.arctan2(x[1] - x[0], y[1] - y[0]))
     assert azimuth == pytest.approx(-meridian_convergence_deg(36.5, 33.0), abs=1e-3)
     assert azimuth < 0
+
+
+def test_the_transforms_are_the_operations_pyproj_chooses_with_the_same_bits():
+    """`to_metric` and `to_lonlat` run the pipelines (`FORWARD`, `INVERSE`) that
+    ``Transformer.from_crs`` chooses between WGS84 and `REGION_CRS` (longitude first), and give
+    its bits, over the region and beyond it."""
+    forward = Transformer.from_crs(WGS84, REGION_CRS, always_xy=True)
+    inverse = Transformer.from_crs(REGION_CRS, WGS84, always_xy=True)
+    assert (forward.definition, inverse.definition) == (FORWARD, INVERSE)
+    rng = np.random.default_rng(3)
+    left, bottom, right, top = REGION_BOUNDS_LONLAT
+    lon, lat = rng.uniform(left - 2, right + 2, 20_000), rng.uniform(bottom - 2, top + 2, 20_000)
+    x, y = to_metric(lon, lat)
+    for ours, theirs in zip((x, y), forward.transform(lon, lat), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
+    for ours, theirs in zip(to_lonlat(x, y), inverse.transform(x, y), strict=True):
+        np.testing.assert_array_equal(ours, theirs)
