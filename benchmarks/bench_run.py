@@ -70,7 +70,7 @@ TOLD = """\
 import atexit, json, resource, sys, time
 import refuge_map.simulation as simulation
 from refuge_map import _aside
-from refuge_map.cli import script
+from refuge_map.console import script
 _aside.spare_core = lambda: {spare}
 forked, replicated = [], []
 start, replicate = _aside.Aside.start, simulation.replicate
@@ -191,9 +191,9 @@ def main() -> None:
     """Time the command and its phases, each in fresh processes, and print the medians.
 
     The processes run with the environment the console script sets for itself
-    (`refuge_map.cli.set_process_defaults`): the phased one, which is no console script,
+    (`refuge_map.console.set_process_defaults`): the phased one, which is no console script,
     then loads numpy and pyarrow as the command does, before any phase is timed."""
-    from refuge_map.cli import set_process_defaults
+    from refuge_map.console import set_process_defaults
 
     set_process_defaults()
     refuge = str(Path(sys.executable).with_name("refuge"))

@@ -53,9 +53,18 @@ TARGETS_S = {
 }
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
-#: What the `refuge` console script runs (`refuge_map.cli.script`; `main` before it).
-_RUN_CLI = "from refuge_map import cli; getattr(cli, 'script', cli.main)()"
-#: The console script's code (`refuge_map.cli.script`; `main` in checkouts before it), printing
+#: What the `refuge` console script runs (`refuge_map.console.script`; in checkouts before it
+#: `refuge_map.cli.script`, and `main` before that).
+_RUN_CLI = """
+try:
+    from refuge_map.console import script
+except ImportError:
+    from refuge_map import cli
+    script = getattr(cli, "script", cli.main)
+script()
+"""
+#: The console script's code (`refuge_map.console.script`: its process's defaults, then the
+#: CLI's `script`; `main` in checkouts before it), printing
 #: (on stderr, as JSON) the wall-clock times of its first line, of the CLI imported, of the
 #: command done (an exit handler registered just before the command: those the command
 #: registers, `refuge_map.cli._leave_quickly`'s among them, run before it and count as the
@@ -75,6 +84,11 @@ def _last():
     marks["exit_handlers_done"] = time.time()
     sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
 atexit.register(_last)
+try:
+    from refuge_map.console import set_process_defaults
+    set_process_defaults()
+except ImportError:
+    pass
 from refuge_map import cli
 marks["imported"] = time.time()
 atexit.register(lambda: marks.setdefault("command_done", time.time()))

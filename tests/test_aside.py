@@ -194,7 +194,7 @@ def test_where_no_child_can_be_forked_the_work_is_done_here(
 DEMO = """\
 import sys
 from refuge_map import _aside
-from refuge_map.cli import script
+from refuge_map.console import script
 start = _aside.Aside._start
 def told(self, prepare):
     start(self, prepare)

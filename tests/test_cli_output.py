@@ -23,6 +23,8 @@ HEAVY = ("geopandas", "shapely", "pyproj", "networkx", "pyogrio")
 #: What a command imports only when it needs it: a progress bar (long runs on a terminal,
 #: sweeps), the case vocabulary's reference page (`refuge judge --schema`).
 ON_DEMAND = ("rich.progress", "refuge_map.law.reference")
+#: The `refuge` console script, as ``python -c`` code.
+SCRIPT = "from refuge_map.console import script; script()"
 
 
 def _loaded_after(statement: str, modules: tuple[str, ...] = HEAVY) -> list[str]:
@@ -243,7 +245,7 @@ def test_the_console_script_leaves_with_the_commands_code_and_all_its_output(
     # (buffered, as a pipe has it unless PYTHONUNBUFFERED is set)
     buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     done = subprocess.run(
-        [sys.executable, "-c", "from refuge_map.cli import script; script()", *args],
+        [sys.executable, "-c", SCRIPT, *args],
         capture_output=True,
         text=True,
         cwd="/",
@@ -265,7 +267,7 @@ def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_close
         [
             sys.executable,
             "-c",
-            f"import sys; sys.{closed} = None; from refuge_map.cli import script; script()",
+            f"import sys; sys.{closed} = None; {SCRIPT}",
             *args,
         ],
         capture_output=True,
@@ -283,6 +285,8 @@ def test_the_console_script_leaves_with_the_commands_code_when_a_stream_is_close
         ("OPENBLAS_NUM_THREADS", "3", "3"),
         ("ARROW_DEFAULT_MEMORY_POOL", None, "system"),
         ("ARROW_DEFAULT_MEMORY_POOL", "mimalloc", "mimalloc"),
+        ("PYDANTIC_DISABLE_PLUGINS", None, "__all__"),
+        ("PYDANTIC_DISABLE_PLUGINS", "logfire", "logfire"),
     ],
 )
 def test_the_console_script_sets_its_process_defaults_unless_told_otherwise(
@@ -292,9 +296,9 @@ def test_the_console_script_sets_its_process_defaults_unless_told_otherwise(
     # and scipy's OpenBLAS start no threads of their own in a command's process, and Arrow's
     # buffers come from the system's allocator; a value the user set is kept
     probe = (
-        "import os, sys; from refuge_map import cli; "
+        "import os, sys; from refuge_map import cli, console; "
         f"cli.main = lambda: print(os.environ.get({name!r}), 'numpy' in sys.modules, "
-        "'pyarrow' in sys.modules); cli.script()"
+        "'pyarrow' in sys.modules); console.script()"
     )
     env = {k: v for k, v in os.environ.items() if k != name}
     told = env if given is None else env | {name: given}
@@ -307,15 +311,51 @@ def test_the_console_script_sets_its_process_defaults_unless_told_otherwise(
 def test_a_commands_arrow_buffers_come_from_the_systems_allocator() -> None:
     # what a command's tables and files are made in (pandas' text columns are Arrow's)
     probe = (
-        "from refuge_map import cli; "
+        "from refuge_map import cli, console; "
         "cli.main = lambda: print(__import__('pyarrow').default_memory_pool().backend_name); "
-        "cli.script()"
+        "console.script()"
     )
     env = {k: v for k, v in os.environ.items() if k != "ARROW_DEFAULT_MEMORY_POOL"}
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd="/", env=env
     )
     assert done.stdout.split() == ["system"], done.stderr
+
+
+#: A pydantic plugin, found by its entry point, that says so on stderr when it is loaded.
+PYDANTIC_PLUGIN = """\
+import sys
+sys.stderr.write("pydantic plugin loaded\\n")
+class Watcher:
+    def new_schema_validator(self, *args, **kwargs):
+        return None, None, None
+plugin = Watcher()
+"""
+
+
+@pytest.mark.parametrize(("given", "loaded"), [(None, False), ("", True)])
+def test_the_console_script_loads_no_pydantic_plugin_unless_told_to(
+    tmp_path: Path, given: str | None, loaded: bool
+) -> None:
+    # pydantic reads the entry points of every installed distribution for its plugins when
+    # its first model is defined (importing the CLI defines the law's): the console script
+    # turns them off unless the user set PYDANTIC_DISABLE_PLUGINS (empty: all of them on)
+    (tmp_path / "probe_plugin.py").write_text(PYDANTIC_PLUGIN)
+    info = tmp_path / "probe_plugin-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: probe-plugin\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pydantic]\nprobe = probe_plugin:plugin\n")
+    path = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    told = env | {"PYTHONPATH": path}
+    if given is not None:
+        told["PYDANTIC_DISABLE_PLUGINS"] = given
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, "--version"], capture_output=True, text=True, env=told
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"refuge-map {__version__}"
+    assert ("pydantic plugin loaded" in done.stderr) is loaded, done.stderr
 
 
 def _panel_rows(text: str, title: str) -> list[tuple[str, str, int]]:

@@ -152,7 +152,7 @@ UNDER_WAY = """\
 import os, sys, time
 from refuge_map import _aside
 from refuge_map._atomic import atomic_file
-from refuge_map.cli import script
+from refuge_map.console import script
 def say(word, pid):  # in one write: the command and its children say it on one pipe
     os.write(2, f"{{word}} {{pid}}\\n".encode())
 start = _aside.Aside._start
@@ -384,7 +384,7 @@ def test_the_explorer_stopped_says_one_line_though_a_browser_holds_a_connection(
     tmp_path: Path, signum: int, group: bool, said: str
 ) -> None:
     pytest.importorskip("uvicorn")
-    script = "from refuge_map.cli import script; script()"
+    script = "from refuge_map.console import script; script()"
     with subprocess.Popen(
         [sys.executable, "-c", script, "explore", "--port", "0"],
         stdout=subprocess.PIPE,

@@ -39,10 +39,10 @@ one_line_summaries(app)
 
 
 def script() -> NoReturn:
-    """The `refuge` console script: `main` on the command line's arguments, then out of the
-    interpreter at once (`_leave`)."""
+    """The `refuge` command of a process of its own: `main` on the command line's arguments,
+    then out of the interpreter at once (`_leave`). The console script (`refuge_map.console`)
+    calls it once it has set the process's environment."""
     _app.own_process = True  # its commands may freeze what they load (`_app.freeze_loaded`)
-    set_process_defaults()
     _aside.watch()  # whether a core is spare for its children: idle while it loads
     _signals.stop_on_signals()  # Ctrl-C and SIGTERM unwind: no child, no temporary file left
     try:
@@ -50,36 +50,6 @@ def script() -> NoReturn:
     except SystemExit as stop:
         _leave(stop)
     raise AssertionError("main always exits")  # pragma: no cover
-
-
-#: The environment variable of OpenBLAS's thread count (numpy's and scipy's both read it).
-BLAS_THREADS = "OPENBLAS_NUM_THREADS"
-#: The environment variable of Arrow's default memory pool (read at its first use).
-ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
-#: What the console script's process and its children run with, unless the user set it.
-PROCESS_DEFAULTS = {BLAS_THREADS: "1", ARROW_POOL: "system"}
-
-
-def set_process_defaults() -> None:
-    """Set `PROCESS_DEFAULTS` in this process's environment (and so its children's) where the
-    user did not: before numpy and pyarrow are imported (importing `refuge_map.cli` imports
-    neither). The same bytes come out either way; only the cost of making them changes.
-
-    OpenBLAS on one thread: the package multiplies no matrices; yet numpy and scipy each load
-    an OpenBLAS that starts a worker per core at import, and the workers spin before they
-    sleep: 0.2 s of CPU of a default `refuge run` on 2 cores (CPU the other core's
-    replications want), and 0.05 s of the wall of numpy's import. The parallelism of runs is
-    across processes (a run's replications, a sweep's workers), and one BLAS thread each is
-    what Dask's nanny sets for its workers too (``distributed.nanny.pre-spawn-environ``).
-
-    Arrow's buffers (pandas' text columns, the files' tables) from the C library's allocator,
-    not Arrow's default mimalloc: mimalloc asks for huge pages, and the kernel zeroes a 2 MB
-    page for each one it begins to fill, in this process and again in each forked child (its
-    heap's pages are new to it). Measured on a default `refuge run` (2 cores, 16 rounds in
-    turn): system time 0.36 -> 0.31 s, the wall a median 0.97x.
-    """
-    for name, value in PROCESS_DEFAULTS.items():
-        os.environ.setdefault(name, value)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -222,9 +222,9 @@ class _GpkgAndPng:
 
 def _child_memory() -> None:
     """A child's memory, for the second it lives: no collections. (Its Arrow buffers come
-    from the system's allocator as the console script's do: `refuge_map.cli.PROCESS_DEFAULTS`;
-    Arrow's mimalloc zeroed a 2 MB page for each one a fresh child began to fill, 0.1-0.3 s of
-    system time per child, measured on the demo.)
+    from the system's allocator as the console script's do,
+    `refuge_map.console.PROCESS_DEFAULTS`; Arrow's mimalloc zeroed a 2 MB page for each one a
+    fresh child began to fill, 0.1-0.3 s of system time per child, measured on the demo.)
 
     The collector ran 100-160 times in a child's imports and drafts and 15-55 times in its
     drawing, some 4 % of its CPU, to free nearly nothing: what the child makes (the modules
