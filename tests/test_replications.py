@@ -25,6 +25,7 @@ from refuge_map.simulation import (
 from refuge_map.simulation._setup import build_world
 from refuge_map.simulation._student import T975, t975
 from refuge_map.simulation.engine import fly
+from refuge_map.simulation.exile import trial
 from refuge_map.simulation.model import replication_headline, replication_headlines
 from refuge_map.simulation.replications import RELEASE, _r2, bounds, headline, interval
 from refuge_map.simulation.stack import fly_stacked
@@ -112,19 +113,31 @@ def test_a_replications_headline_without_its_tables_is_that_of_its_full_run(name
 
 @pytest.mark.parametrize("name", ["exile_whole_life", "priest_dies_early"])
 def test_replications_whose_exiles_are_lived_as_one_have_the_headlines_of_their_full_runs(
-    name: str,
+    name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # `replicate` lives the exiles of a stack's runs after the first as one (each run with its
-    # own streams and priests): each row is still that of the run simulated alone
+    # own streams and priests): each row is still that of the run simulated alone, and no
+    # verdict's text is made for their events, which nobody reads
     scenario = load_scenario(SCENARIOS / f"{name}.yaml")
     seeds = replication_seeds(scenario.model_copy(update={"replications": 4}))
-    flights = fly_stacked(scenario, [build_world(scenario, seed) for seed in seeds])
-    together = replication_headlines(scenario, seeds, flights)
     alone = [headline(simulate(scenario, seed)) for seed in seeds]
+    flights = fly_stacked(scenario, [build_world(scenario, seed) for seed in seeds])
+    for texts in ("verdict_texts", "home_rule"):
+        monkeypatch.setattr(trial, texts, _unread(texts))
+    together = replication_headlines(scenario, seeds, flights)
     assert len({json.dumps(row, sort_keys=True) for row in alone}) == len(seeds)  # runs differ
     for row, full in zip(together, alone, strict=True):
         assert list(row) == list(full)
         np.testing.assert_equal(row, full)
+
+
+def _unread(texts: str) -> Callable[..., Any]:
+    """A stand-in for a maker of event texts that fails the test that calls it."""
+
+    def made(*args: Any) -> Any:
+        raise AssertionError(f"{texts} made texts for a log that keeps none")
+
+    return made
 
 
 def test_intervals_are_clipped_to_what_the_outcome_can_be() -> None:

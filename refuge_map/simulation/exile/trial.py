@@ -173,7 +173,8 @@ def trial(
     tried = arrived[alive]
     verdict_s = leg.arrival_s(arrived, fetch_s, leg.dist_m[arrived])[alive]
     court, city = world.killer_home[tried], world.city_names(people.city[tried])
-    rule, citation = verdict_texts(rulings, people.case[tried])
+    # the texts of the rules that decided, one per verdict: only for a log that is read
+    rule, citation = verdict_texts(rulings, people.case[tried]) if log.keep else (None, None)
     log.event(
         "verdict", tried, "fugitive", verdict_s, court, city=city, rule=rule, citation=citation
     )
@@ -181,7 +182,8 @@ def trial(
     verdict = people.verdict[tried]
     for kind, said in (("executed", "capital"), ("sent_home", "no_exile")):
         done = verdict == said
-        home = home_rule(rulings, people.case[tried][done]) if kind == "sent_home" else None
+        read = kind == "sent_home" and log.keep
+        home = home_rule(rulings, people.case[tried][done]) if read else None
         log.event(
             kind, tried[done], "fugitive", verdict_s[done], court[done], city=city[done], rule=home
         )
