@@ -608,3 +608,29 @@ def test_brute_force_snap_agrees_with_the_strtree(monkeypatch: pytest.MonkeyPatc
     at_fast = shapely.line_interpolate_point(router.edge_geometries[fast.edge], fast.along_m)
     at_slow = shapely.line_interpolate_point(router.edge_geometries[slow.edge], slow.along_m)
     assert shapely.distance(at_fast, at_slow).max() < 1e-6
+
+
+def test_a_pickled_router_snaps_many_positions_with_the_grid_it_was_made_with(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the router makes its snapping grid when it is made, so that a network loaded from the
+    # cache (a pickle) carries it: a process snapping a world's positions makes none again,
+    # and snaps them as the router it was pickled from does
+    import pickle
+
+    from geo.roads import _Grid
+
+    router = load_network().router
+    loaded = pickle.loads(pickle.dumps(router))
+    rng = np.random.default_rng(5)
+    x = rng.uniform(router.node_x.min(), router.node_x.max(), 2000)
+    y = rng.uniform(router.node_y.min(), router.node_y.max(), 2000)
+    made = router.snap(x, y)
+
+    def again(cls: type[_Grid], *args: Any) -> _Grid:
+        raise AssertionError("the grid made again")
+
+    monkeypatch.setattr(_Grid, "of", classmethod(again))
+    snapped = loaded.snap(x, y)
+    for part in ("edge", "along_m", "offroad_m", "foot_x", "foot_y"):
+        np.testing.assert_array_equal(getattr(snapped, part), getattr(made, part))
