@@ -39,7 +39,7 @@ from typing import TypeVar
 #: The variable naming the cache folder (``off`` turns the cache off).
 CACHE_ENV = "REFUGE_MAP_CACHE"
 
-#: Entries kept: the most recently used (a network of the shipped data is ~0.5 MB).
+#: Entries kept: the most recently used (a network of the shipped data is ~1 MB).
 KEEP = 32
 
 #: Bumped when an entry's layout or what the key covers changes.

@@ -42,8 +42,10 @@ def set_process_defaults() -> None:
     turn): system time 0.36 -> 0.31 s, the wall a median 0.97x.
 
     No pydantic plugins: pydantic finds them by reading the entry points of every installed
-    distribution when its first model is defined, 40-46 ms of every command's start in the
-    project's environment (204 distributions), more in a larger one. A plugin only watches
+    distribution when its first model is defined. In the project's environment (204
+    distributions) that cost importing `refuge_map.cli` 25-35 ms (0.15-0.18 -> 0.125-0.13 s),
+    about 10 ms of a `refuge run`'s start, which reads the libraries' metadata for its
+    network's cache key anyway; more in a larger environment. A plugin only watches
     validations (it cannot change what a model holds), and the command's models are its own
     input's. ``PYDANTIC_DISABLE_PLUGINS=`` (empty) in the environment runs a command with
     them.
