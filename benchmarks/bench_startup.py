@@ -53,12 +53,19 @@ TARGETS_S = {
 }
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
+#: Whether the checkout imported has its own console module (`refuge_map.console`). Asked of its
+#: files, not by importing it: an editable install of this checkout lends its modules to an
+#: older checkout on ``PYTHONPATH`` that has none.
+_HAS_CONSOLE = """
+import pathlib, refuge_map
+console = (pathlib.Path(refuge_map.__file__).parent / "console.py").is_file()
+"""
 #: What the `refuge` console script runs (`refuge_map.console.script`; in checkouts before it
 #: `refuge_map.cli.script`, and `main` before that).
-_RUN_CLI = """
-try:
+_RUN_CLI = f"""{_HAS_CONSOLE}
+if console:
     from refuge_map.console import script
-except ImportError:
+else:
     from refuge_map import cli
     script = getattr(cli, "script", cli.main)
 script()
@@ -70,7 +77,8 @@ script()
 #: registers, `refuge_map.cli._leave_quickly`'s among them, run before it and count as the
 #: command's) and of its last exit handler; and the seconds its garbage collections took
 #: (``"collector_s"``, from the CLI's import on).
-_PROBED_CLI = """
+_PROBED_CLI = (
+    """
 import atexit, gc, json, sys, time
 marks = {"first_line": time.time(), "collector_s": 0.0}
 started = []
@@ -84,16 +92,18 @@ def _last():
     marks["exit_handlers_done"] = time.time()
     sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
 atexit.register(_last)
-try:
+"""
+    + _HAS_CONSOLE
+    + """
+if console:
     from refuge_map.console import set_process_defaults
     set_process_defaults()
-except ImportError:
-    pass
 from refuge_map import cli
 marks["imported"] = time.time()
 atexit.register(lambda: marks.setdefault("command_done", time.time()))
 getattr(cli, "script", cli.main)()
 """
+)
 #: The parts of a command's process `probed_command` gives, each from the mark before it, and
 #: what `main` calls them.
 PARTS = {
