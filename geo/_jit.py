@@ -81,11 +81,11 @@ def preload(module: ModuleType, names: Collection[str] | None = None) -> int:
     """
     loaded = 0
     for name, dispatcher in vars(module).items():
+        if names is not None and name not in names:
+            continue
         cache = getattr(dispatcher, "_cache", None)
         index = getattr(getattr(cache, "_cache_file", None), "_load_index", None)
         if not (isinstance(cache, _Cache) and callable(index)):
-            continue
-        if names is not None and name not in names:
             continue
         codegen = dispatcher.targetctx.codegen()
         for key in index():

@@ -188,8 +188,8 @@ import json
 import kernels
 from geo._jit import preload
 loaded = preload(kernels, {names})
-names = ("summed", "empty_sum", "other")
-signatures = {{n: [str(s) for s in getattr(kernels, n).overloads] for n in names}}
+kernel_names = ("summed", "empty_sum", "other")
+signatures = {{n: [str(s) for s in getattr(kernels, n).overloads] for n in kernel_names}}
 print(json.dumps({{"loaded": loaded, "signatures": signatures}}))
 """
 
