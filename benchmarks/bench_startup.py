@@ -53,22 +53,21 @@ TARGETS_S = {
 }
 MODULES = ("refuge_map.cli", "refuge_map.law.casefiles", "geo", "refuge_map.simulation.model")
 REPEATS = 5
-#: Whether the checkout imported has its own console module (`refuge_map.console`). Asked of its
-#: files, not by importing it: an editable install of this checkout lends its modules to an
-#: older checkout on ``PYTHONPATH`` that has none.
-_HAS_CONSOLE = """
+#: The console script's process defaults (`refuge_map.console.set_process_defaults`), set
+#: where the checkout imported has that module. Whether it has is asked of its files, not by
+#: importing it: an editable install of this checkout lends its modules to an older checkout
+#: on ``PYTHONPATH`` that has none.
+_DEFAULTS = """
 import pathlib, refuge_map
-console = (pathlib.Path(refuge_map.__file__).parent / "console.py").is_file()
+if (pathlib.Path(refuge_map.__file__).parent / "console.py").is_file():
+    from refuge_map.console import set_process_defaults
+    set_process_defaults()
 """
-#: What the `refuge` console script runs (`refuge_map.console.script`; in checkouts before it
-#: `refuge_map.cli.script`, and `main` before that).
-_RUN_CLI = f"""{_HAS_CONSOLE}
-if console:
-    from refuge_map.console import script
-else:
-    from refuge_map import cli
-    script = getattr(cli, "script", cli.main)
-script()
+#: What the `refuge` console script runs (`refuge_map.console.script`: its process's defaults,
+#: then the CLI's `script`; `main` in checkouts before it).
+_RUN_CLI = f"""{_DEFAULTS}
+from refuge_map import cli
+getattr(cli, "script", cli.main)()
 """
 #: The console script's code (`refuge_map.console.script`: its process's defaults, then the
 #: CLI's `script`; `main` in checkouts before it), printing
@@ -93,11 +92,8 @@ def _last():
     sys.__stderr__.write("PROBE " + json.dumps(marks) + "\\n")
 atexit.register(_last)
 """
-    + _HAS_CONSOLE
+    + _DEFAULTS
     + """
-if console:
-    from refuge_map.console import set_process_defaults
-    set_process_defaults()
 from refuge_map import cli
 marks["imported"] = time.time()
 atexit.register(lambda: marks.setdefault("command_done", time.time()))

@@ -545,10 +545,12 @@ class _Segments:
         return _Grid.of(self)
 
     def make_grid(self) -> None:
-        """Make the grid now rather than at the first snap of many positions (`nearest`): a
-        router pickled with it (the network cache's, `geo._cache`) carries it to every process
-        that loads the network, where each made it again (12-25 ms)."""
-        self._grid  # noqa: B018 (made and kept by the cached property)
+        """Make the grid now, where these segments snap (`few`; else the STRtree does), rather
+        than at the first snap of many positions (`nearest`): a router pickled with it (the
+        network cache's, `geo._cache`) carries it to every process that loads the network,
+        where each made it again (12-25 ms)."""
+        if self.few:
+            self._grid  # noqa: B018 (made and kept by the cached property)
 
     def nearest(
         self, x: Floats, y: Floats
@@ -707,8 +709,7 @@ class RoadRouter:
         self.node_dist, self.node_pred = self._all_pairs()
         self._tree = shapely.STRtree(self.edge_geometries)
         self._segments = _Segments.of(self.edge_geometries)
-        if self._segments.few:  # else the STRtree snaps (`snap`)
-            self._segments.make_grid()
+        self._segments.make_grid()
         self._edge_of_pair = self._shortest_edge_of_pair()
         self._floods: dict[tuple[str, ...], Flood] = {}
 
