@@ -2,6 +2,11 @@
 zones, the Jordan and the roads.
 
 It knows nothing of law, simulation or HTML.
+
+Its modules import pandas and geopandas where a table is made or read, not at their top: a
+network loaded from the cache (its frames pickled apart, `RefugeNetwork`) answers its queries
+and a simulation's flights without them, so that a child forked to fly replications never
+imports them (0.2 s of its start).
 """
 
 from geo._errors import DataFileError, GeoError, ParameterError, QueryError

@@ -6,14 +6,16 @@ import hashlib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 
 from geo._errors import DataFileError
 from geo.crs import REGION_BOUNDS_LONLAT, WGS84
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 MAX_LISTED = 3  # problems of one kind listed by row before "and N more"
 
@@ -70,6 +72,8 @@ def _checked_layer(
     source: str, fields: tuple[str, ...], geom_types: tuple[str, ...], digest: bytes | None
 ) -> gpd.GeoDataFrame:
     """`read_layer` of the file `source` whose bytes have `digest` (a key only)."""
+    import geopandas as gpd
+
     try:
         # through Arrow: the same frame as pyogrio's default reader gives, built faster
         layer = gpd.read_file(source, engine="pyogrio", use_arrow=True)
@@ -101,6 +105,8 @@ def _rows(mask: np.ndarray, layer: gpd.GeoDataFrame) -> str:
 
 
 def _field_problems(layer: gpd.GeoDataFrame, fields: Sequence[str]) -> list[str]:
+    import pandas as pd
+
     problems = []
     for field in fields:
         if field not in layer:

@@ -11,9 +11,8 @@ there.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import geopandas as gpd
 import numpy as np
 import shapely
 from shapely.geometry import LineString, Polygon, box
@@ -22,6 +21,9 @@ from shapely.ops import split
 from geo._errors import DataFileError
 from geo._validate import read_layer
 from geo.crs import REGION_BOUNDS_LONLAT, REGION_CRS, to_metric
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 HYDRO_FIELDS = ("id", "name", "feature_type", "source", "license")
 
@@ -153,6 +155,8 @@ def land_sides(hydro: gpd.GeoDataFrame, rivers: gpd.GeoDataFrame | None = None) 
         ``source`` and ``license`` of the lines it was cut along (the OpenStreetMap river is
         ODbL: a layer derived from it is attributed to OpenStreetMap's contributors).
     """
+    import geopandas as gpd
+
     pieces = sorted(
         split(_region_box(), jordan_divide(hydro, rivers)).geoms, key=lambda p: p.centroid.x
     )
@@ -196,5 +200,7 @@ def mediterranean(hydro: gpd.GeoDataFrame) -> Polygon:
 
 
 def _region_box() -> Polygon:
+    import geopandas as gpd
+
     corners = gpd.GeoSeries([box(*REGION_BOUNDS_LONLAT)], crs="EPSG:4326")
     return cast(Polygon, corners.to_crs(REGION_CRS).iloc[0])

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-
-import geopandas as gpd
+from typing import TYPE_CHECKING
 
 from geo._errors import DataFileError
 from geo._validate import read_layer
 from geo.places import CITY_IDS
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 #: Numbers 35:6-7: the six cities of refuge and 42 more, 48 in all, given to the Levites.
 LEVITICAL_SOURCE = "Numbers 35:6-8; Joshua 21:1-42; 1 Chronicles 6:54-81 (Eng.)"

@@ -7,13 +7,11 @@ import math
 import os
 import pickle
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
@@ -62,7 +60,16 @@ from geo.zones import (
 )
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     import networkx as nx
+    import pandas as pd
+
+#: The network's frames (its layers, its road graph's frames and its map's layers), pickled
+#: apart from its other attributes and unpickled together on first use (`RefugeNetwork`).
+FRAMES = frozenset(
+    {"cities", "zones", "hydrography", "land", "places", "levitical", "rivers"}
+    | {"_layers", "_road_frames"}
+)
 
 DATA_FILES = ("places.geojson", "hydrography.geojson", "roads.geojson")
 LEVITICAL_FILE = "levitical_cities.geojson"
@@ -175,33 +182,53 @@ class RefugeNetwork:
     _asylum: Asylum = field(init=False, repr=False)
     _router: RoadRouter | None = field(init=False, repr=False, default=None)
     _layers: dict[str, gpd.GeoDataFrame] | None = field(init=False, repr=False, default=None)
+    _city_ids: tuple[str, ...] = field(init=False, repr=False)
+    _city_kinds: NDArray[np.str_] = field(init=False, repr=False)
+    _city_sites: NDArray[np.object_] = field(init=False, repr=False)
     _designated_at: NDArray[np.float64] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        import pandas as pd
+
         kind = self.cities.get("kind", pd.Series("refuge", index=self.cities.index))
         self._asylum = Asylum(
             self.cities.geometry.to_numpy(),
             self.zones.geometry.to_numpy(),
             needs_intent=(kind == "levitical").to_numpy(),
         )
+        self._layers = None  # a frame: set here, its class attribute gone (`FRAMES`)
+        self._city_ids = tuple(self.cities.index)
+        self._city_kinds = kind.to_numpy(str)
+        self._city_sites = self.cities["site"].to_numpy()
         self._designated_at = self.cities["designated_at"].to_numpy(dtype=np.float64)
 
     def __getstate__(self) -> dict[str, Any]:
-        """The network's attributes for pickling (the cache, a worker), its road graph as the
-        bytes of its own pickle, beside its node and edge frames (`graph_to_gdfs`): loading
-        them needs no networkx until `roads` is asked for, which a run, a query or the layers
-        of a map never do (they ask the `router` and the `road_frames`, pickled with them)."""
+        """The network's attributes for pickling (the cache, a worker): its road graph as the
+        bytes of its own pickle, beside its node and edge frames (`graph_to_gdfs`), so that
+        loading them needs no networkx until `roads` is asked for, which a run, a query or the
+        layers of a map never do (they ask the `router` and the `road_frames`); and its frames
+        (`FRAMES`) as the bytes of one pickle, so that loading them needs no pandas until one
+        is asked for, which a run's flights never do (they read the cities' arrays and the
+        `asylum`): a child forked to fly replications then never imports pandas."""
         state = dict(self.__dict__)
         if "roads" in state:
             roads = state.pop("roads")
             state["_pickled_roads"] = pickle.dumps(roads, pickle.HIGHEST_PROTOCOL)
             state["_road_frames"] = graph_to_gdfs(roads)
+        frames = {name: state.pop(name) for name in FRAMES if name in state}
+        if frames:  # else still pickled: a network loaded from a pickle, none read
+            state["_pickled_frames"] = pickle.dumps(frames, pickle.HIGHEST_PROTOCOL)
         return state
 
     def __getattr__(self, name: str) -> Any:
-        # called only for an attribute not set: `roads` of a network loaded from a pickle
+        # called only for an attribute not set: of a network loaded from a pickle, a frame
+        # or `roads` (pickled apart, `__getstate__`)
+        if name in FRAMES and "_pickled_frames" in self.__dict__:
+            self.__dict__.update(pickle.loads(self.__dict__.pop("_pickled_frames")))
+            return getattr(self, name)
         if name != "roads" or "_pickled_roads" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        self._road_frames  # noqa: B018  # unpickled now, so that it is not restored later
         self.__dict__.pop("_road_frames", None)  # the graph is the user's now, to change
         self.roads = pickle.loads(self.__dict__.pop("_pickled_roads"))
         return self.roads
@@ -211,7 +238,9 @@ class RefugeNetwork:
         copies of those pickled with the network while its graph is unread (so that a map of
         a cached network imports no networkx: 0.1-0.2 s), else made from the graph. The
         caller may change them."""
-        frames: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame] | None = self.__dict__.get("_road_frames")
+        frames: tuple[gpd.GeoDataFrame, gpd.GeoDataFrame] | None = getattr(
+            self, "_road_frames", None
+        )
         if frames is None:
             return graph_to_gdfs(self.roads)
         nodes, edges = frames
@@ -223,13 +252,30 @@ class RefugeNetwork:
 
     def _refuge_ids(self) -> tuple[str, ...]:
         """Ids of the cities that protect without intent (the six and any added cities)."""
-        kind = self.cities.get("kind", pd.Series("refuge", index=self.cities.index))
-        return tuple(self.cities.index[kind != "levitical"])
+        return tuple(
+            c for c, k in zip(self._city_ids, self._city_kinds, strict=True) if k != "levitical"
+        )
 
     @property
     def city_ids(self) -> tuple[str, ...]:
         """City ids in the order of the city indices the queries return."""
-        return tuple(self.cities.index)
+        return self._city_ids
+
+    @property
+    def city_kinds(self) -> NDArray[np.str_]:
+        """Each city's ``kind`` (`geo.asylum.CITY_KINDS`), in the order of `city_ids`."""
+        return self._city_kinds
+
+    @property
+    def city_sites(self) -> NDArray[np.object_]:
+        """Each city's chosen site (a metric point), in the order of `city_ids`."""
+        return self._city_sites
+
+    @property
+    def designated_at(self) -> NDArray[np.float64]:
+        """When each city protects from (its designation, years; in the order of
+        `city_ids`)."""
+        return self._designated_at
 
     @property
     def asylum(self) -> Asylum:
@@ -477,6 +523,8 @@ class RefugeNetwork:
         added cities; not the 42, which protect only one who knows to seek them). Columns as
         `geo.prescribed_roads.signposts`; Point geometry in `crs`.
         """
+        import geopandas as gpd
+
         router = self.router
         inside = self._asylum.zone_of(router.node_x, router.node_y) >= 0
         table = signposts(router, cities=self._refuge_ids(), skip=inside)
@@ -509,6 +557,8 @@ class RefugeNetwork:
 
     def _file_layers(self) -> dict[str, gpd.GeoDataFrame]:
         """`layers`, made."""
+        import geopandas as gpd
+
         cities = self.cities.drop(columns=["site"])
         sites = gpd.GeoDataFrame(
             self.cities.drop(columns="geometry"), geometry="site", crs=self.crs
@@ -534,6 +584,8 @@ class RefugeNetwork:
     def summary(self) -> pd.DataFrame:
         """One row per city: kind, side, identification, OpenBible score, designation, zone
         size."""
+        import pandas as pd
+
         columns = ["name", "kind", "side", "modern_identification", "openbible_score"]
         table = self.cities[[*columns, "alternatives", "designated_at"]].copy()
         table["town_ha"] = (self.cities.geometry.area / 1e4).round(1)
@@ -543,6 +595,13 @@ class RefugeNetwork:
     def _repr_html_(self) -> str:
         options = ", ".join(f"{k}={v}" for k, v in self.options.items())
         return f"<p><b>RefugeNetwork</b> ({options})</p>" + self.summary().to_html()
+
+
+# A frame with a default (None) is not a class attribute: a network loaded from a pickle has
+# its frames pickled apart, found by `__getattr__` only where nothing else answers for them.
+for _name in FRAMES & {f.name for f in fields(RefugeNetwork)}:
+    if _name in vars(RefugeNetwork):
+        delattr(RefugeNetwork, _name)
 
 
 def _metric_query(
@@ -586,6 +645,9 @@ def _to_file_frame(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """A WGS84 copy with plain columns that any file format takes: lists, arrays and sets as
     JSON text (``["Josh 20:7", "Josh 21:32"]``), infinite times (designated from the start, or
     never) as missing; a named index becomes a column, an unnamed one is dropped."""
+    import geopandas as gpd
+    import pandas as pd
+
     named = any(name is not None for name in frame.index.names)
     out = frame.to_crs(WGS84).reset_index(drop=not named)
     for column in out.columns:
@@ -613,6 +675,8 @@ def _as_multi(geom: BaseGeometry) -> BaseGeometry:
 
 def _plain_value(value: object) -> object:
     """A cell as a file value: text and numbers as they are, lists/arrays/sets as JSON text."""
+    import pandas as pd
+
     if value is None or value is pd.NA or isinstance(value, str | int | float | bool):
         return None if value is pd.NA else value
     if isinstance(value, list | tuple | set | frozenset | np.ndarray):
@@ -749,6 +813,8 @@ def _build(folder: Path, checked: _Options) -> RefugeNetwork:
     ParameterError
         For an unknown candidate site or a bad added city.
     """
+    import pandas as pd
+
     cubit, breadth_cubits, timeline = checked.cubit_m, checked.techum_cubits, checked.designation
     candidates, techum, refuges = checked.candidates, checked.techum, checked.refuges
     places = read_places(folder / "places.geojson")
@@ -809,6 +875,9 @@ def _city_table(
     sites: gpd.GeoDataFrame, land: gpd.GeoDataFrame, timeline: DesignationTimeline
 ) -> gpd.GeoDataFrame:
     """One row per city: names, side of the Jordan, identification, site and town extent."""
+    import geopandas as gpd
+    import pandas as pd
+
     site_points = sites.geometry.to_crs(REGION_CRS)
     cities = gpd.GeoDataFrame(
         {
@@ -835,6 +904,8 @@ def _city_table(
 
 def _levitical_sites(levitical: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """The Levitical layer's rows in the shape `choose_sites` gives (WGS84, indexed by id)."""
+    import geopandas as gpd
+
     alternatives = (
         levitical["identifications"].str.count(";") if "identifications" in levitical else 0
     )
@@ -855,6 +926,9 @@ def _levitical_sites(levitical: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
 
 def _added_sites(added: tuple[AddedCity, ...], crs: Any) -> gpd.GeoDataFrame:
     """Added cities of refuge (Deuteronomy 19:8-9) in the shape `choose_sites` gives."""
+    import geopandas as gpd
+    import pandas as pd
+
     ids = [city.id for city in added]
     if len(set(ids)) != len(ids) or set(ids) & set(CITY_IDS):
         raise ParameterError("added cities need new, distinct ids", field="added_cities", value=ids)
@@ -878,6 +952,9 @@ def _more_cities(
     cities: gpd.GeoDataFrame, sites: gpd.GeoDataFrame, land: gpd.GeoDataFrame, designated_at: Any
 ) -> gpd.GeoDataFrame:
     """`cities` with rows for more sites appended (town extent, side, designation time)."""
+    import geopandas as gpd
+    import pandas as pd
+
     points = sites.geometry.to_crs(REGION_CRS)
     more = gpd.GeoDataFrame(
         sites.drop(columns="geometry").assign(
@@ -892,6 +969,8 @@ def _more_cities(
 def _zone_table(
     cities: gpd.GeoDataFrame, *, breadth_m: float, mode: TechumMode
 ) -> gpd.GeoDataFrame:
+    import geopandas as gpd
+
     zones = gpd.GeoDataFrame(
         {"name": cities["name"], "techum": mode, "breadth_m": breadth_m},
         geometry=techum_zones(cities.geometry, breadth_m=breadth_m, mode=mode),

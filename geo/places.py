@@ -5,16 +5,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 
 from geo._errors import DataFileError, ParameterError
 from geo._validate import read_layer
 from geo.crs import REGION_CRS
+
+if TYPE_CHECKING:
+    import geopandas as gpd
+    import pandas as pd
 
 #: The six cities of refuge (Numbers 35:13-14; Joshua 20:7-8), in the order of Joshua 20.
 CITY_IDS: tuple[str, ...] = ("kedesh", "shechem", "hebron", "bezer", "ramoth_gilead", "golan")
@@ -62,6 +64,8 @@ def read_places(path: Path) -> gpd.GeoDataFrame:
         Listing every problem found: missing fields, bad geometries, positions outside the
         region, duplicate ids, unknown kinds, a missing city of refuge.
     """
+    import pandas as pd
+
     places = read_layer(path, PLACE_FIELDS, geom_types=("Point",))
     problems: list[str] = []
     dup = places["id"][places["id"].duplicated()]
@@ -109,6 +113,8 @@ def as_list(value: object) -> list[str]:
 
 def _flag_problems(places: gpd.GeoDataFrame) -> list[str]:
     """Unknown flags, a negative score without its flag, a city without a score."""
+    import pandas as pd
+
     problems = []
     for site, flags in zip(places["id"], places["site_flags"], strict=True):
         unknown = sorted(set(flags) - set(SITE_FLAGS))
@@ -160,6 +166,9 @@ def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> g
         If the mapping names an unknown city, or a site that is not a selectable candidate of
         that city (`selectable_sites`).
     """
+    import geopandas as gpd
+    import pandas as pd
+
     sites = selectable_sites(places)
     if isinstance(candidates, str):
         if candidates != "best":
@@ -205,6 +214,8 @@ def choose_sites(places: gpd.GeoDataFrame, candidates: Candidates = "best") -> g
 def town_areas(sites: gpd.GeoDataFrame) -> pd.DataFrame:
     """The town area (hectares) of each site and its basis: ``published`` or ``estimate`` from
     the data, ``default`` (`DEFAULT_TOWN_AREA_HA`) where the data give none."""
+    import pandas as pd
+
     area_ha = sites.get("town_area_ha", pd.Series(np.nan, index=sites.index)).astype(float)
     basis = sites.get("town_area_basis", pd.Series(None, index=sites.index, dtype=object))
     return pd.DataFrame(
@@ -228,6 +239,8 @@ def town_extents(sites: gpd.GeoDataFrame) -> gpd.GeoSeries:
     GeoSeries
         Polygons in `REGION_CRS`, indexed like `sites`.
     """
+    import geopandas as gpd
+
     radius_m = np.sqrt(town_areas(sites)["town_area_ha"].to_numpy() * 10_000.0 / math.pi)
     points = sites.geometry.to_crs(REGION_CRS)
     discs = shapely.buffer(points.to_numpy(), radius_m, quad_segs=16)

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 from numpy.typing import NDArray
 
@@ -23,7 +21,9 @@ from geo.crs import GEOD, to_lonlat
 from geo.roads import RoadRouter
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     import networkx as nx
+    import pandas as pd
 
 #: Rambam, Rotzeach 8:5: the road is at least 32 cubits wide. The Talmudic source usually given
 #: is the road-width baraita of Bava Batra 100b (unverified, not read).
@@ -102,6 +102,8 @@ def bridges(edges: gpd.GeoDataFrame, hydrography: gpd.GeoDataFrame) -> gpd.GeoDa
         One row per crossing with the road's ``road_id`` and ``road`` name, the ``river``, the
         ``width_m`` of the road and ``source``; Point geometry in the edges' CRS.
     """
+    import geopandas as gpd
+
     rivers = _rivers(hydrography)
     crossings = _crossings(list(edges.geometry), rivers)
     # an attribute the graph lacks is missing on every edge: "" for a text, NaN for the width
@@ -161,6 +163,8 @@ def signposts(
     ParameterError
         If no node is a gate of `cities`.
     """
+    import pandas as pd
+
     targets = router.cities if cities is None else tuple(cities)
     gated = [city for city in targets if city in router.cities]  # a city without gates: none
     if not gated:

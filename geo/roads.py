@@ -22,9 +22,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast, get_args
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
 import shapely
 from numpy.typing import ArrayLike, NDArray
 from pyproj import CRS
@@ -37,6 +35,7 @@ from geo.arrays import Floats
 from geo.crs import REGION_CRS, check_finite
 
 if TYPE_CHECKING:
+    import geopandas as gpd
     import networkx as nx
     from scipy.sparse import csr_array
 
@@ -336,6 +335,9 @@ def graph_to_gdfs(graph: nx.MultiGraph) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFr
         Nodes indexed by node id with Point geometry; edges indexed by (u, v, key) with their
         LineString oriented from u to v. Both in ``graph.graph["crs"]``.
     """
+    import geopandas as gpd
+    import pandas as pd
+
     crs = graph.graph["crs"]
     node_ids = list(graph.nodes)
     xy = [(graph.nodes[n]["x"], graph.nodes[n]["y"]) for n in node_ids]

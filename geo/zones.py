@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
 import shapely
 from shapely import affinity
@@ -18,6 +18,9 @@ from geo.readings import (
     TECHUM_MODES,
     TechumMode,
 )
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 
 def resolve_cubit(cubit_m: float | str) -> float:
@@ -76,6 +79,8 @@ def techum_zones(
     ParameterError
         For an unknown mode or a breadth that is not positive.
     """
+    import geopandas as gpd
+
     if mode not in TECHUM_MODES:
         raise ParameterError(
             f"unknown techum mode; valid {TECHUM_MODES}", field="techum", value=mode

@@ -29,6 +29,7 @@ from geo import (
 )
 from geo import _cache as cache
 from geo.designation import designate_three_more
+from geo.network import FRAMES
 from geo.roads import RoadRouter
 
 THREE_MORE = (
@@ -87,7 +88,9 @@ def assert_same_network(cached: RefugeNetwork, fresh: RefugeNetwork) -> None:
     # (not their pickles byte for byte: pandas caches a dtype's numpy dtype on first use, which
     # a pickle then holds, so two equal networks pickle alike only with the same history)
     compared = {*TABLES, "roads", "designation", "options", "crs", "data_dir", "_asylum", "_router"}
-    left = {"_designated_at"}  # made from the cities (the layers: on first use)
+    # the cities' arrays, made from them (what a run reads without the frames), and the map's
+    # layers (made on first use)
+    left = {"_designated_at", "_city_ids", "_city_kinds", "_city_sites", "_layers"}
     # the road frames and bridges of a loaded network (its frames pickled beside its graph:
     # no networkx) are those of its graph
     for mine, theirs in zip(cached.road_frames(), fresh.road_frames(), strict=True):
@@ -372,6 +375,24 @@ def test_a_hit_makes_an_entry_recent(folder, monkeypatch):
     assert entry.stat().st_mtime > 1e9 + 1
 
 
+def test_a_loaded_networks_frames_are_unpickled_together_when_one_is_read(folder, monkeypatch):
+    fresh = load_network()
+    no_build(monkeypatch)
+    cached = load_network()
+    assert not FRAMES & cached.__dict__.keys()  # pickled apart (what a run's flights read not)
+    assert cached.city_ids == fresh.city_ids == tuple(fresh.cities.index)
+    np.testing.assert_array_equal(cached.city_kinds, fresh.cities["kind"].to_numpy(str))
+    np.testing.assert_array_equal(cached.designated_at, fresh.cities["designated_at"])
+    assert shapely.equals_exact(cached.city_sites, fresh.cities["site"].to_numpy(), 0).all()
+    assert not FRAMES & cached.__dict__.keys()
+    assert_geodataframe_equal(cached.zones, fresh.zones, check_less_precise=False)
+    assert {"cities", "zones", "land", "places", "_road_frames"} <= cached.__dict__.keys()
+    assert "_pickled_frames" not in cached.__dict__
+    again = pickle.loads(pickle.dumps(cached))  # pickled apart again, once read
+    assert not FRAMES & again.__dict__.keys()
+    assert_geodataframe_equal(again.cities, fresh.cities, check_less_precise=False)
+
+
 def test_a_second_process_loads_the_entry(folder):
     fresh = load_network()
     probe = (
@@ -383,7 +404,9 @@ def test_a_second_process_loads_the_entry(folder):
         "assert 'pyogrio' not in sys.modules, 'a file was read'\n"
         "network.router.distance_to_gates([-38000.0], [11000.0], ['hebron'])\n"
         "network.router.route(-38000.0, 11000.0, 'hebron')\n"
-        "heavy = [m for m in ('networkx', 'scipy') if m in sys.modules]\n"
+        "network.city_xy([-38000.0], [11000.0])\n"
+        "assert network.city_ids and len(network.city_kinds) == len(network.city_sites)\n"
+        "heavy = [m for m in ('networkx', 'scipy', 'pandas') if m in sys.modules]\n"
         "assert not heavy, f'{heavy}: what a loaded network and its router need not load'\n"
         "sys.stdout.buffer.write(pickle.dumps(network))\n"
     )
