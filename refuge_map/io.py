@@ -9,13 +9,13 @@ import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-
-import geopandas as gpd
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from refuge_map._atomic import atomic_dir, atomic_file, check_file_target, check_folder_target
 from refuge_map.errors import RefugeError
+
+if TYPE_CHECKING:
+    import geopandas as gpd
 
 LAYER_SUFFIXES = (".gpkg", ".geojson")
 #: The name ending of a Linked Places Format file (`write_lpf`).
@@ -178,6 +178,8 @@ def write_layers(layers: dict[str, gpd.GeoDataFrame], out: str | Path) -> list[P
 
 def _typed_columns(frame: gpd.GeoDataFrame) -> gpd.GeoDataFrame:
     """`frame` without the non-text fields that hold no value at all (GeoJSON cannot type them)."""
+    import pandas as pd
+
     empty = [
         column
         for column in frame.columns

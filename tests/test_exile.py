@@ -15,6 +15,7 @@ from refuge_map.simulation import Run, Scenario, load_scenario, simulate, write_
 from refuge_map.simulation.events import EXILE_KINDS
 from refuge_map.simulation.events import EXILE_OUTCOMES as OUTCOMES
 from refuge_map.simulation.priesthood import YEAR_S
+from refuge_map.simulation.scenario_exile import LAST_CLOCK_TIME
 from refuge_map.sweep.spec import apply_axes
 
 SCENARIOS = Path(__file__).parents[1] / "data" / "scenarios"
@@ -290,6 +291,15 @@ def test_bad_input_is_one_line_with_exit_2(
     line = result.err.strip()
     assert "\n" not in line and str(path) in line and field in line and shown in line
     assert not (tmp_path / "out").exists()
+
+
+def test_the_clocks_last_time_is_pandas_last_timestamp() -> None:
+    """The scenario's check (`check_calendar`) knows it without importing pandas; the tables
+    then hold every time of a scenario it lets through."""
+    import pandas as pd
+
+    assert pd.Timestamp.max.to_pydatetime(warn=False) == LAST_CLOCK_TIME
+    assert pd.Timestamp(LAST_CLOCK_TIME) <= pd.Timestamp.max
 
 
 def test_teaching_scenario_exercises_every_path() -> None:

@@ -25,7 +25,7 @@ from refuge_map.simulation import (
     simulate,
     write_run,
 )
-from refuge_map.simulation.events import EVENT_KINDS, OUTCOME_EVENTS, Coded, EventLog
+from refuge_map.simulation.events import EVENT_KINDS, OUTCOME_EVENTS, Coded, EventLog, codes_of
 from refuge_map.simulation.io import RUN_FILES, read_tracks, write_parquet
 from refuge_map.simulation.run import _lexorder, agent_ids, outcome_rules
 
@@ -281,3 +281,18 @@ def test_tracks_read_back_as_their_points_whatever_wkb_another_tool_wrote(
     pq.write_table(pa.table({"agent_id": ["a", "b"], "geometry": [wkb[0], None]}), path)
     assert read_tracks(path)["lon"].tolist()[0] == x[0]
     assert np.isnan(read_tracks(path)["lat"].tolist()[1])
+
+
+@pytest.mark.parametrize("dtype", [str, object])
+def test_codes_of_a_numpy_column_are_those_of_its_pandas_column(dtype: type) -> None:
+    """Compared text by text (a forked child's flight and headlines, no pandas) or hashed (a
+    table's column): the same index in the texts, -1 for another text or a missing one."""
+    texts = ("kedesh", "shechem", "hebron")
+    values = np.array(["hebron", "", "kedesh", "golan", "hebron", "shechem"], dtype=dtype)
+    codes = codes_of(values, texts)
+    np.testing.assert_array_equal(codes, [2, -1, 0, -1, 2, 1])
+    np.testing.assert_array_equal(codes, codes_of(pd.Series(values), texts))
+    if dtype is object:
+        values[1] = None
+        np.testing.assert_array_equal(codes_of(values, texts), codes)
+        np.testing.assert_array_equal(codes_of(pd.Series(values), texts), codes)

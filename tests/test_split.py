@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import functools
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -16,7 +18,14 @@ import pandas as pd
 import pytest
 
 from refuge_map import _aside
-from refuge_map.simulation import Run, Scenario, load_scenario, replicate, write_run
+from refuge_map.simulation import (
+    Run,
+    Scenario,
+    load_scenario,
+    replicate,
+    scenario_network,
+    write_run,
+)
 from refuge_map.simulation import model as model_module
 from refuge_map.simulation import split as split_module
 from refuge_map.simulation.io import EXILE_FILES, REPLICATIONS_FILE, RUN_FILES
@@ -25,6 +34,8 @@ from refuge_map.simulation.split import (
     FIRST_RUN_EXTRA,
     FIRST_RUN_WRITING,
     MIN_CHILD_AGENT_STEPS,
+    TABLES_IMPORT,
+    TABLES_LIBRARY,
     balanced,
     child_share,
 )
@@ -93,6 +104,54 @@ def test_a_child_living_the_last_replications_gives_the_same_run_and_files(
     assert run.replications is not None
     assert len(run.replications) == scenario.replications
     assert run.replications["seed"].is_unique
+
+
+#: A fresh interpreter's `replicate` of `_small` with a child, reporting whether pandas is
+#: loaded when the child is forked and when it ends (its rows sent).
+_PANDAS_PROBE = """
+import os, sys
+from pathlib import Path
+from refuge_map import _aside
+from refuge_map.simulation import load_scenario, replicate
+
+_aside.spare_core = lambda: True
+scenario = load_scenario(Path({folder!r}) / "default.yaml")
+scenario = scenario.model_copy(update={{
+    "replications": 5,
+    "generate": scenario.generate.model_copy(update={{"n": 30}}),
+    "horizon_h": 48,
+}})
+fork, leave = os.fork, os._exit
+
+def forked():
+    print("forked, pandas", "pandas" in sys.modules, flush=True)
+    pid = fork()
+    if pid == 0:
+        os._exit = lambda code: (print("child ends, pandas", "pandas" in sys.modules,
+                                       flush=True), leave(code))
+    return pid
+
+os.fork = forked
+run = replicate(scenario, split=True)
+print("replications", len(run.replications), flush=True)
+"""
+
+
+@forks
+def test_the_child_is_forked_before_pandas_is_imported_and_never_imports_it() -> None:
+    """Its worlds, stacked flight and headlines need none (`Flight.outcome_columns`, the
+    network's arrays): this process imports pandas after the fork, for the first run's tables,
+    while the child works."""
+    scenario_network(_small())  # the network cached, as a second `refuge run` finds it
+    probe = _PANDAS_PROBE.format(folder=str(SCENARIOS))
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert sorted(lines) == [
+        "child ends, pandas False",
+        "forked, pandas False",
+        "replications 5",
+    ], done.stderr
 
 
 @forks
@@ -218,6 +277,20 @@ def test_the_child_takes_the_share_that_balances_the_first_runs_extra_work() -> 
     # the first run's files written here meanwhile (`refuge run`): the child takes more
     assert balanced(30, writing=True) == round((30 + FIRST_RUN_EXTRA + FIRST_RUN_WRITING) / 2)
     assert balanced(30, writing=True) == 20 and balanced(2, writing=True) == 1
+    # the tables' libraries imported here after the fork (a `refuge run`): more again
+    extra = FIRST_RUN_EXTRA + FIRST_RUN_WRITING + TABLES_IMPORT
+    assert balanced(30, writing=True, importing=True) == round((30 + extra) / 2) == 24
+
+
+def test_the_child_takes_more_where_this_process_has_the_tables_libraries_to_import(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(_aside, "spare_core", lambda: True)
+    monkeypatch.setattr(_aside, "can_fork", lambda: True)
+    default = _scenario("default", 30)
+    assert child_share(default, writing=True) == balanced(30, writing=True)  # pandas is loaded
+    monkeypatch.delitem(sys.modules, TABLES_LIBRARY)
+    assert child_share(default, writing=True) == balanced(30, writing=True, importing=True)
 
 
 def test_a_share_too_small_for_a_child_is_lived_here(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -222,17 +222,17 @@ class CityTables:
     @classmethod
     def of(cls, network: RefugeNetwork, graph: RoadGraph) -> CityTables:
         """Read the tables of `network`'s cities (`graph`: its road graph)."""
-        cities, sites = network.cities, network.cities["site"].to_numpy()
+        sites = network.city_sites
         site = np.column_stack([shapely.get_x(sites), shapely.get_y(sites)])
         k = len(site)
         a, b = np.repeat(np.arange(k), k), np.tile(np.arange(k), k)
         dist = graph.between(_snap(network, site[a]), _snap(network, site[b]))
         return cls(
             name=np.array([*network.city_ids, ""]),
-            kind=cities["kind"].to_numpy(str),
+            kind=network.city_kinds,
             site=site,
-            town=cities.geometry.to_numpy(),
-            zone=network.zones.geometry.to_numpy(),
+            town=network.asylum.towns,
+            zone=network.asylum.zones,
             roads=np.where(a == b, np.inf, dist).reshape(k, k),
         )
 
@@ -334,10 +334,10 @@ def _days_until(rate_per_day: float, rng: np.random.Generator, n: int) -> Floats
 
 def _resolve(places: list[Place], network: RefugeNetwork) -> Floats:
     """Metric (n, 2) coordinates of places; a city id stands for the chosen site."""
-    sites = network.cities["site"]
+    sites = dict(zip(network.city_ids, network.city_sites, strict=True))
     xy = np.empty((len(places), 2))
     for i, place in enumerate(places):  # build time, once per listed place
-        if place.name is not None and place.name in sites.index:
+        if place.name is not None and place.name in sites:
             site = as_point(sites[place.name])
             xy[i] = site.x, site.y
         else:

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from geo import BOUGH_OPINIONS
@@ -59,6 +59,7 @@ from refuge_map.simulation.events import (
     ROLES,
     Coded,
     EventLog,
+    codes_of,
 )
 from refuge_map.simulation.persuasion import CITATION, RULE
 from refuge_map.simulation.reception import (
@@ -71,6 +72,15 @@ from refuge_map.simulation.reception import (
 from refuge_map.simulation.scenario import AvengerKnows, Scenario
 from refuge_map.simulation.scenario_cities import CityConditions
 from refuge_map.simulation.travel import walked_s
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    import pandas as pd
+
+    #: A flight's outcomes as read column by column: its table (`Flight.outcomes`) or its
+    #: columns (`Flight.outcome_columns`, what a forked child's headlines read: no pandas).
+    Outcomes = pd.DataFrame | Mapping[str, NDArray[Any]]
 
 Progress = Callable[[int, int], None]
 NEVER = np.iinfo(np.int64).max // 2
@@ -198,15 +208,17 @@ class Flight:
     ----------
     world
         The concrete scenario.
-    events
-        Incident, role, kind, ``t_s`` (seconds on the scenario clock), step, metric x/y, city,
-        rule, citation.
+    log
+        The events: the flight's `EventLog`, or the table of a run's own (`events`: incident,
+        role, kind, ``t_s`` (seconds on the scenario clock), step, metric x/y, city, rule,
+        citation).
     tracks
         Trajectory rows as arrays: incident, role code, step, x, y, city index (-1: not in
         asylum), captured.
-    outcomes
-        One row per incident: ``outcome`` (``arrival``, ``capture``, ``horizon``), ``city``
-        (where he found refuge, "" otherwise), ``heading`` (the city he ran for, or "tree"),
+    outcome_columns
+        The columns of `outcomes`, one value per incident: ``outcome`` (``arrival``,
+        ``capture``, ``horizon``), ``city`` (where he found refuge, "" otherwise),
+        ``heading`` (the city he ran for, or "tree"),
         ``end_s`` (time of arrival or death; NaN at the horizon), ``run_m`` (metres he ran),
         ``deterred`` (the escorts turned his avenger back), ``gave_up`` (his avenger gave up
         the pursuit, Deuteronomy 19:6), metric ``x``/``y`` at the end.
@@ -217,11 +229,27 @@ class Flight:
     """
 
     world: World
-    events: pd.DataFrame
+    log: EventLog | pd.DataFrame
     tracks: dict[str, NDArray[Any]]
-    outcomes: pd.DataFrame
+    outcome_columns: dict[str, NDArray[Any]]
     dt_s: float
     reception: Reception
+
+    @cached_property
+    def events(self) -> pd.DataFrame:
+        """The events (`EVENT_FIELDS`): `log`'s, made a table on first read (a flight whose
+        events nobody reads, a replication's for its headline, makes none: and so a child
+        that flies them imports no pandas)."""
+        if isinstance(self.log, EventLog):
+            return self.log.take_frame()[list(EVENT_FIELDS)]
+        return self.log
+
+    @cached_property
+    def outcomes(self) -> pd.DataFrame:
+        """`outcome_columns` as a table (one row per incident), made on first read."""
+        import pandas as pd
+
+        return pd.DataFrame(self.outcome_columns).rename_axis("incident")
 
 
 def _gates(world: World, edge: Ints, s: Floats, heading: NDArray[np.str_]) -> Ints:
@@ -336,7 +364,7 @@ class _Pursuit:
         self.ave.place(self.graph, self.axy)
         # he intends refuge where he knows the law (Makkot 10a, Abaye): the 42 receive him
         self.intends, self.allowed = world.knows_law, may_make_for(world)
-        self.city_kind = world.network.cities["kind"].to_numpy(str)
+        self.city_kind = world.network.city_kinds
         self.levitical = self.city_kind == LEVITICAL  # per city: one of the 42 (asked by step)
         # The texts of the place codes (`_event`'s `city`): each city index's name
         # (`World.city_names`), then "tree" (`TREE`: he runs for a tree), and "" at -1.
@@ -347,7 +375,7 @@ class _Pursuit:
         self.reception = Reception.of(world.city_ids, self.city_kind, conditions, runs=runs)
         self.city_goal_edge, self.city_goal_s = city_goals(world)
         heading = nearest_city(world, world.place, self.allowed)
-        target = pd.Index(world.city_ids).get_indexer(pd.Index(heading))
+        target = codes_of(heading, world.city_ids)
         # the road position of each tree's trunk (snapped for those who run for one only)
         trees = np.flatnonzero(world.has_tree)
         tree_edge, tree_s = np.zeros(n, dtype=np.intp), np.zeros(n)
@@ -730,7 +758,7 @@ class _Pursuit:
         nowhere = heading == ""
         self.waiting[idx[nowhere]] = True  # no city is left to receive him
         go, heading = idx[~nowhere], heading[~nowhere]
-        target = pd.Index(self.world.city_ids).get_indexer(heading)
+        target = codes_of(heading, self.world.city_ids)
         self.target[go] = target
         self.goal_edge[go], self.goal_s[go] = self.city_goal_edge[target], self.city_goal_s[target]
         self.goal_xy[go] = np.column_stack(self.graph.xy(self.goal_edge[go], self.goal_s[go]))
@@ -907,23 +935,19 @@ class _Pursuit:
         self._store(np.ones(len(self.ids), dtype=bool))
         out = self.outcome
         alive = out["f_end"] == NEVER
-        outcomes = pd.DataFrame(
-            {
-                "outcome": np.where(out["captured"], CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
-                "city": self.world.city_names(np.where(out["captured"], -1, out["city"])),
-                "heading": self.place_name[out["heading"]],
-                "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
-                "run_m": out["run_m"],
-                "deterred": out["deterred"],
-                "gave_up": out["gave_up"],
-                "x": out["fxy"][:, 0],
-                "y": out["fxy"][:, 1],
-            }
-        )
-        outcomes.index.name = "incident"
-        tracks = self.log.track_arrays()
-        events = self.log.frame()[list(EVENT_FIELDS)]
-        return Flight(self.world, events, tracks, outcomes, self.dt_s, self.reception)
+        outcomes = {
+            "outcome": np.where(out["captured"], CAPTURE, np.where(alive, HORIZON, ARRIVAL)),
+            "city": self.world.city_names(np.where(out["captured"], -1, out["city"])),
+            "heading": self.place_name[out["heading"]],
+            "end_s": np.where(alive, np.nan, out["f_end"] * self.dt_s),
+            "run_m": out["run_m"],
+            "deterred": out["deterred"],
+            "gave_up": out["gave_up"],
+            "x": out["fxy"][:, 0],
+            "y": out["fxy"][:, 1],
+        }
+        tracks = self.log.take_tracks()
+        return Flight(self.world, self.log, tracks, outcomes, self.dt_s, self.reception)
 
 
 def run_flight(

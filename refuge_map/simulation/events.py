@@ -9,12 +9,13 @@ Every other module imports these names; none repeats them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
-from pandas.api.types import union_categoricals
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Event kinds of Simulation I (the flight), each with its rule and citation.
 EVENT_KINDS: dict[str, tuple[str, str]] = {
@@ -341,20 +342,33 @@ class EventLog:
     def frame(self) -> pd.DataFrame:
         """All events (`EVENT_FIELDS`, ``inside``, ``captured``), ordered by time, incident and
         step; the text fields (`TEXT_FIELDS`) categorical."""
+        import pandas as pd
+
         events = pd.DataFrame(
             _join(self.events, _LOG_FIELDS, text=TEXT_FIELDS, dtypes=_EVENT_DTYPES)
         )
         order = np.lexsort((events["step"], events["incident"], events["t_s"]))
         return events.take(order).reset_index(drop=True)
 
-    def track_arrays(self) -> dict[str, NDArray[Any]]:
-        """All trajectory rows as arrays (`city` is a city index, -1 outside asylum)."""
-        return _join(self.rows, _ROW_FIELDS)
+    def take_tracks(self) -> dict[str, NDArray[Any]]:
+        """All trajectory rows as arrays (`city` is a city index, -1 outside asylum), the
+        log's rows dropped (the arrays hold them now)."""
+        tracks = _join(self.rows, _ROW_FIELDS)
+        self.rows.clear()
+        return tracks
+
+    def take_frame(self) -> pd.DataFrame:
+        """`frame`, the log's events dropped (the table holds them now)."""
+        events = self.frame()
+        self.events.clear()
+        return events
 
 
 def _rows_of(value: Any, kept: NDArray[np.bool_]) -> Any:
     """The `kept` rows of an event's field: an array's, a `Coded` field's codes (its texts
     as they are), a categorical's; a scalar stands for all rows still."""
+    import pandas as pd
+
     if isinstance(value, Coded):
         return Coded(value.codes[kept], value.texts)
     if isinstance(value, np.ndarray | pd.Categorical) and np.ndim(value):
@@ -403,6 +417,8 @@ def _text_column(values: list[Any], sizes: list[int]) -> pd.Categorical:
     without a string per row: a scalar is one category for its whole part, a categorical part
     keeps its codes (its texts used only: `_coded_texts`), the arrays' texts are hashed
     (`pandas.factorize`) and only their distinct texts sorted."""
+    import pandas as pd
+
     is_array = np.array([isinstance(v, np.ndarray) for v in values], dtype=bool)
     is_coded = np.array([isinstance(v, pd.Categorical | Coded) for v in values], dtype=bool)
     arrays = [v.astype(str) for v in values if isinstance(v, np.ndarray)]
@@ -450,8 +466,16 @@ def _coded_texts(
 
 
 def codes_of(column: Any, texts: tuple[str, ...]) -> NDArray[np.intp]:
-    """Each row's index in `texts` (-1 for none of them), hashed (`pandas.factorize`): no
-    string per row."""
+    """Each row's index in `texts` (-1 for none of them, or a missing value): a numpy array of
+    texts compared with each of `texts` (a few: no pandas needed, in a forked child that flies
+    replications); any other column (pandas') hashed (`pandas.factorize`): no string per row."""
+    if isinstance(column, np.ndarray):
+        codes = np.full(len(column), -1, dtype=np.intp)
+        for i, text in enumerate(texts):
+            codes[column == text] = i
+        return codes
+    import pandas as pd
+
     codes, found = pd.factorize(column)
     lookup = np.array([*(texts.index(t) if t in texts else -1 for t in found), -1])
     return lookup[codes]  # a missing value (-1) reads the -1 at the end
@@ -460,6 +484,9 @@ def codes_of(column: Any, texts: tuple[str, ...]) -> NDArray[np.intp]:
 def concat_events(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """Event frames end to end (index renumbered), their categorical columns on the union of
     their categories (sorted) rather than falling back to strings per row."""
+    import pandas as pd
+    from pandas.api.types import union_categoricals
+
     columns = list(frames[0].columns)
     text = [c for c in columns if isinstance(frames[0][c].dtype, pd.CategoricalDtype)]
     joined = pd.concat([f.drop(columns=text) for f in frames], ignore_index=True)

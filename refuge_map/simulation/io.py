@@ -6,13 +6,9 @@ import io
 import json
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 import shapely
 
 from geo import WGS84
@@ -21,6 +17,10 @@ from refuge_map._atomic import atomic_dir, atomic_file, remove_stale
 from refuge_map.io import gdal_writing, gpkg_settings
 from refuge_map.simulation.run import Run
 from refuge_map.simulation.scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 #: The files of a run folder.
 RUN_FILES = (
@@ -149,6 +149,9 @@ def write_table(frame: pd.DataFrame, path: Path) -> None:
     """Write `frame` as ``frame.to_parquet(path, index=False)`` does (a frame without
     ``attrs``), the same file, its columns converted in this thread: pandas lets pyarrow start
     a pool of threads for each table, which costs a run's small tables more than it saves."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     table = pa.Table.from_pandas(frame, preserve_index=False, nthreads=1)
     pq.write_table(table, path, compression="snappy")
 
@@ -164,6 +167,9 @@ def write_parquet(
     GeoParquet that geopandas writes for the frame without them and their Points in a
     ``geometry`` column (WKB, EPSG:4326) in the place of the longitude column.
     """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     columns = frame.drop(columns=list(points or ()))
     text = _categorical(columns)
     at = len(columns.columns) if points is None else _place(frame, points)
@@ -197,6 +203,8 @@ def _table(
     """The Arrow table `write_parquet` writes of `frame` (`columns`: its columns but the
     `points`, whose geometry goes in at column `at`; `text`: the categorical ones), with
     `schema`, its texts and points in `pool`."""
+    import pyarrow as pa
+
     arrays = [text_array(columns[name], pool) if name in text else None for name in columns.columns]
     plain = pa.Table.from_pandas(columns.drop(columns=text), preserve_index=False, nthreads=1)
     arrays = [
@@ -214,6 +222,8 @@ def _one_chunk(column: pa.ChunkedArray) -> pa.Array:
 
 
 def _categorical(frame: pd.DataFrame) -> list[str]:
+    import pandas as pd
+
     return [name for name in frame.columns if isinstance(frame[name].dtype, pd.CategoricalDtype)]
 
 
@@ -231,6 +241,11 @@ def _schema(
     the file of `columns`: read from the file they write for a stub of two rows (the corners of
     the points' bounds, for the GeoParquet ``bbox``) with the `text` columns as strings and the
     ``geometry`` column at place `at`."""
+    import geopandas as gpd
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     rows = [0, 0] if len(columns) else []
     stub = pd.DataFrame(
         {
@@ -254,6 +269,9 @@ def _schema(
 
 def text_array(column: pd.Series, pool: pa.MemoryPool) -> pa.Array:
     """A categorical column as the text pandas writes for its strings (``large_string``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     categories = pa.Array.from_pandas(column.cat.categories).cast(pa.large_string())
     return pc.take(categories, pa.array(column.cat.codes.to_numpy()), memory_pool=pool)
 
@@ -264,6 +282,8 @@ _WKB_POINT = np.dtype([("order", "u1"), ("type", "<u4"), ("x", "<f8"), ("y", "<f
 
 def _wkb_points(x: np.ndarray, y: np.ndarray) -> pa.Array:
     """Points as the WKB array geopandas writes (``shapely.to_wkb``), built by numpy."""
+    import pyarrow as pa
+
     records = np.empty(len(x), dtype=_WKB_POINT)
     records["order"], records["type"], records["x"], records["y"] = 1, 1, x, y
     offsets = np.arange(len(x) + 1, dtype=np.int32) * _WKB_POINT.itemsize
@@ -290,6 +310,8 @@ def read_run(out_dir: str | Path) -> Run:
     FileNotFoundError
         If a file of `RUN_FILES` is missing.
     """
+    import pandas as pd
+
     folder = Path(out_dir)
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     scenario = Scenario.model_validate_json((folder / "scenario.json").read_text())
@@ -327,6 +349,8 @@ def _lon_lat(wkb: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 def read_tracks(path: Path) -> pd.DataFrame:
     """The rows of a ``trajectories.parquet`` as `Run.tracks` holds them: its columns, then the
     points' ``lon`` and ``lat`` (read from the WKB without a geometry object per row)."""
+    import pyarrow.parquet as pq
+
     table = pq.read_table(path)
     frame = table.drop_columns(["geometry"]).to_pandas()
     lon, lat = _lon_lat(table.column("geometry").combine_chunks())

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from refuge_map._aside import aside
 from refuge_map.simulation._setup import build_world
@@ -29,6 +28,9 @@ from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario, run_incidents
 from refuge_map.simulation.split import child_share
 from refuge_map.simulation.stack import chunks, fly_stacked
+
+if TYPE_CHECKING:
+    pass
 
 
 def simulate(
@@ -137,7 +139,7 @@ def replication_headlines(
     list of dict
         The `replications.headline` outcomes of each run, in order.
     """
-    overall = [overall_of(flight.outcomes) for flight in flights]
+    overall = [overall_of(flight.outcome_columns) for flight in flights]
     if scenario.exile is None:
         return [headline_of(scenario, block, None, None, None) for block in overall]
     lives = exile_headlines(flights, scenario.exile, seeds)
@@ -300,6 +302,8 @@ def _stack_headlines(
 def with_replications(first: Run, seeds: list[int], rows: list[dict[str, float]]) -> Run:
     """The first run with the replications' table (one `headline` row per seed, the seed in
     front) and its summary's ``replications`` block (`replications.across`)."""
+    import pandas as pd
+
     table = pd.DataFrame(rows)
     table.insert(0, "seed", seeds)
     summary = {**first.summary, "replications": across(table)}

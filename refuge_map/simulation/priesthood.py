@@ -20,13 +20,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from geo.arrays import Floats
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Sasaki and Kondo (2016): the Strehler-Mildvan line between the Gompertz parameters at age 15.
 _SM_SLOPE, _SM_SPREAD, _SM_LEVEL, _SM_MEAN_BETA = -2.624, 0.0393, -7.119, 0.0718
@@ -153,6 +155,8 @@ class Succession:
     @cached_property
     def priests(self) -> pd.DataFrame:
         """The succession as a table, one row per term (`columns`)."""
+        import pandas as pd
+
         return pd.DataFrame(self.columns)
 
     def in_office(self, office: str, t_y: Floats) -> NDArray[np.intp]:

@@ -48,9 +48,8 @@ def may_make_for(world: World) -> Bools:
     numpy.ndarray
         Booleans, one row per incident, one column per city (the network's order).
     """
-    cities = world.network.cities
-    designated_at = cities["designated_at"].to_numpy(np.float64)
-    levitical = (cities["kind"] == LEVITICAL).to_numpy()
+    designated_at = world.network.designated_at
+    levitical = world.network.city_kinds == LEVITICAL
     year = world.year[:, None]
     designated = designated_at[None, :] <= year
     none_yet = ~designated[:, ~levitical].any(axis=1, keepdims=True)

@@ -17,7 +17,6 @@ import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from refuge_map.simulation._student import t975
@@ -26,6 +25,8 @@ from refuge_map.simulation.priesthood import Succession
 from refuge_map.simulation.seeds import spawn_seeds
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from refuge_map.simulation.run import Run
     from refuge_map.simulation.scenario import Scenario
 

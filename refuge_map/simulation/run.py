@@ -7,10 +7,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-import geopandas as gpd
 import numpy as np
-import pandas as pd
-import pyarrow as pa
 import shapely
 from numpy.typing import ArrayLike, NDArray
 
@@ -29,8 +26,12 @@ from refuge_map.simulation.provenance import parameters
 from refuge_map.simulation.scenario import Scenario
 
 if TYPE_CHECKING:
+    import geopandas as gpd
+    import pandas as pd
+    import pyarrow as pa
+
     from refuge_map.simulation._setup import World
-    from refuge_map.simulation.engine import Flight
+    from refuge_map.simulation.engine import Flight, Outcomes
     from refuge_map.simulation.exile.life import ExileLife
 
 #: Columns of `Run.events`, in order.
@@ -123,12 +124,18 @@ class Run:
     def trajectories(self) -> gpd.GeoDataFrame:
         """`tracks` as a GeoDataFrame (`TRACK_COLUMNS`, text as strings, Point geometry in
         EPSG:4326): one shapely Point per row, so built only when asked for."""
+        import geopandas as gpd
+        import pandas as pd
+
         frame = pd.DataFrame({name: _plain(self.tracks[name]) for name in TRACK_COLUMNS})
         points = shapely.points(self.tracks["lon"].to_numpy(), self.tracks["lat"].to_numpy())
         return gpd.GeoDataFrame(frame, geometry=points, crs=WGS84)
 
     def lines(self) -> gpd.GeoDataFrame:
         """One LineString per agent (EPSG:4326) with its run, role, incident and time span."""
+        import geopandas as gpd
+        import pandas as pd
+
         codes, agents = _text_codes(self.tracks["agent_id"])
         order = _lexorder(self.tracks["step"].to_numpy(), codes)
         codes = codes[order]
@@ -162,6 +169,8 @@ def _text_codes(column: pd.Series) -> tuple[NDArray[np.intp], NDArray[np.str_]]:
     """The distinct texts of a column in text order, and each row's index among them (as
     ``pd.factorize(column, sort=True)``; a categorical's codes where its categories are in text
     order already)."""
+    import pandas as pd
+
     if isinstance(column.dtype, pd.CategoricalDtype):
         categories = column.cat.categories
         if categories.is_monotonic_increasing:
@@ -188,6 +197,8 @@ def _dense_unique(
 
 def _plain(column: pd.Series) -> pd.Series | NDArray[Any]:
     """A categorical column as plain strings (as its file holds it); others as they are."""
+    import pandas as pd
+
     if isinstance(column.dtype, pd.CategoricalDtype):
         return column.astype("str")
     return column
@@ -206,6 +217,8 @@ def agent_ids(incident: NDArray[np.int64], code: NDArray[np.int64], n: int) -> p
     """``i{incident:04d}-{suffix}`` for each row (wider numbers for 10,000 incidents or more),
     categorical: each agent's id written once (its bytes by numpy, no Python string per
     agent), the categories in the ids' text order."""
+    import pandas as pd
+
     width = max(4, len(str(n - 1)))
     by_name = np.argsort([suffix for _, suffix in AGENTS]).argsort()  # suffix -> text rank
     key = np.asarray(incident, dtype=np.int64) * len(AGENTS) + by_name[code]
@@ -220,6 +233,8 @@ def _texts(
 ) -> pa.Array:
     """``f"i{number:0{width}d}{suffixes[which]}"`` for each row (ASCII suffixes, numbers of
     at most `width` digits) as an Arrow string array, spelled out byte by byte by numpy."""
+    import pyarrow as pa
+
     tails = [suffix.encode("ascii") for suffix in suffixes]
     length = 1 + width + np.array([len(tail) for tail in tails])[which]
     offsets = np.zeros(len(number) + 1, dtype=np.int64)
@@ -239,6 +254,8 @@ def _texts(
 
 def _one_text(value: str, n: int) -> pd.Categorical:
     """`value` for each of `n` rows, categorical."""
+    import pandas as pd
+
     return pd.Categorical.from_codes(
         np.zeros(n, np.int8), categories=pd.Index([value], dtype="str")
     )
@@ -355,6 +372,8 @@ def outcome_rules(outcome: pd.Series, events: pd.DataFrame) -> pd.DataFrame:
     """The ``rule`` and ``citation`` of each manslayer's outcome: those of the last event of his
     incident whose kind ends that way (`OUTCOME_EVENTS`), as the events table wrote them ("" if
     there is none); found by codes, no text per row."""
+    import pandas as pd
+
     kinds = pd.Categorical(events["kind"])
     incident = events["incident"].to_numpy(np.int64)
     rows = np.flatnonzero(incident >= 0)
@@ -383,6 +402,8 @@ def _texts_at(column: pd.Series, rows: NDArray[np.intp], found: NDArray[np.bool_
 
 
 def _clock(scenario: Scenario, elapsed_s: ArrayLike) -> pd.DatetimeIndex:
+    import pandas as pd
+
     return pd.Timestamp(scenario.start) + pd.to_timedelta(
         np.asarray(elapsed_s, dtype=float), unit="s"
     )
@@ -391,6 +412,8 @@ def _clock(scenario: Scenario, elapsed_s: ArrayLike) -> pd.DatetimeIndex:
 def _events(
     flight: Flight, life: ExileLife | None, scenario: Scenario, run_id: str, seed: int
 ) -> pd.DataFrame:
+    import pandas as pd
+
     raw = flight.events
     if life is not None:  # one clock: the exile's events after the flight's
         raw = concat_events([raw, life.events])
@@ -427,6 +450,8 @@ def _events(
 def _event_agents(raw: pd.DataFrame, n: int) -> pd.Categorical:
     """The agent of each event: ``i0003-fugitive`` or ``i0003-avenger``; a priest's role
     (Simulation II: he is of no incident, incident -1)."""
+    import pandas as pd
+
     incident = raw["incident"].to_numpy(np.int64)
     ours = incident >= 0
     role = pd.Categorical(raw["role"])  # (its codes: no string per row)
@@ -444,6 +469,8 @@ def _event_agents(raw: pd.DataFrame, n: int) -> pd.Categorical:
 
 
 def _trajectories(flight: Flight, scenario: Scenario, run_id: str, seed: int) -> pd.DataFrame:
+    import pandas as pd
+
     tracks = flight.tracks  # the flight only: the years in the city are in `Run.residence`
     codes = [np.asarray(tracks["role"], dtype=np.int64)]  # 0 fugitive, 1 avenger
     if scenario.escorts.enabled:  # two disciples of the Sages walk with him (Mishnah Makkot 2:5)
@@ -520,15 +547,15 @@ def _stats(values: NDArray[np.float64], scale: float) -> dict[str, float] | None
     }
 
 
-def _columns(outcomes: pd.DataFrame) -> dict[str, NDArray[Any]]:
+def _columns(outcomes: Outcomes) -> dict[str, NDArray[Any]]:
     """The outcome columns `_block` reads, as numpy arrays (read once for every block): the
     ``outcome`` as its index in `FLIGHT_OUTCOMES` (-1 for none of them)."""
     return {
         "outcome": codes_of(outcomes["outcome"], FLIGHT_OUTCOMES),
-        "deterred": outcomes["deterred"].to_numpy(bool),
-        "gave_up": outcomes["gave_up"].to_numpy(bool),
-        "end_s": outcomes["end_s"].to_numpy(np.float64),
-        "run_m": outcomes["run_m"].to_numpy(np.float64),
+        "deterred": np.asarray(outcomes["deterred"], dtype=bool),
+        "gave_up": np.asarray(outcomes["gave_up"], dtype=bool),
+        "end_s": np.asarray(outcomes["end_s"], dtype=np.float64),
+        "run_m": np.asarray(outcomes["run_m"], dtype=np.float64),
     }
 
 
@@ -549,14 +576,17 @@ def _block(
     }
 
 
-def overall_of(outcomes: pd.DataFrame) -> dict[str, Any]:
-    """The ``overall`` block of `summarize` alone (all a replication's headline reads)."""
+def overall_of(outcomes: Outcomes) -> dict[str, Any]:
+    """The ``overall`` block of `summarize` alone (all a replication's headline reads), of a
+    flight's `outcomes` table or its `outcome_columns`."""
     return _block(_columns(outcomes))
 
 
 def summarize(outcomes: pd.DataFrame, events: pd.DataFrame) -> dict[str, Any]:
     """Outcomes by kind, time to asylum (hours) and distance run (km), overall and by the city
     each manslayer ran for; plus the count of every event kind."""
+    import pandas as pd
+
     columns = _columns(outcomes)
     heading, cities = pd.factorize(outcomes["heading"], sort=True)
     order = np.argsort(heading, kind="stable")  # each city's rows, in incident order

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
-import pandas as pd
 from pydantic import AfterValidator, Field, GetPydanticSchema, model_validator
 
 from refuge_map._strict import Strict, validated_as
@@ -22,6 +21,9 @@ from refuge_map.simulation.priesthood import (
     OfficeChain,
 )
 from refuge_map.simulation.provenance import assumed, setting, sourced
+
+if TYPE_CHECKING:
+    pass
 
 #: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
 #: pydantic checks against the dispute's choices (`Dispute.choice`).
@@ -434,9 +436,15 @@ class ExileOptions(Strict):
         return self
 
 
+#: The last instant of the results' clock, to the microsecond: a nanosecond ``datetime64``'s,
+#: pandas' ``Timestamp.max`` (2262-04-11 23:47:16.854775), without importing pandas to check a
+#: scenario.
+LAST_CLOCK_TIME = datetime(1970, 1, 1) + timedelta(microseconds=(2**63 - 1) // 1000)
+
+
 def check_calendar(start: datetime, flight_h: float, exile: ExileOptions) -> None:
-    """Raise ValueError if the clock would run past pandas' last date (2262-04-11)."""
-    room_s = (pd.Timestamp.max.to_pydatetime(warn=False) - start).total_seconds()
+    """Raise ValueError if the clock would run past its last date (`LAST_CLOCK_TIME`)."""
+    room_s = (LAST_CLOCK_TIME - start).total_seconds()
     if flight_h * 3600.0 + exile.horizon_years * YEAR_S >= room_s:
         raise ValueError(
             f"start {start:%Y-%m-%d} + exile.horizon_years {exile.horizon_years} runs past "

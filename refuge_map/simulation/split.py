@@ -16,9 +16,17 @@ The child is forked once this process has built the first run's world with the c
 kernels loaded (`model.replicate`), so the two share the imports, the network and its lookups
 and the kernels; after it each builds its own runs' worlds and steps its own stack from the
 first step.
+
+In a `refuge run` neither process has pandas then (nor pyarrow, nor geopandas): the
+simulation's modules import them where a table is made, and the network, the worlds, the
+flights (`Flight.outcome_columns`) and the replications' headlines need none. This process
+imports them after the fork, for the first run's tables, while the child works
+(`TABLES_IMPORT`); the child never does.
 """
 
 from __future__ import annotations
+
+import sys
 
 from refuge_map import _aside
 from refuge_map.simulation.scenario import Scenario, run_agent_steps, run_incidents
@@ -53,12 +61,28 @@ FIRST_RUN_WRITING = 6.0
 MIN_CHILD_AGENT_STEPS = 20_000_000
 
 
-def balanced(runs: int, *, writing: bool = False) -> int:
+#: The tables' libraries (pandas, and pyarrow and geopandas with it) imported by this process
+#: after the fork where none is loaded before it (a `refuge run`: the network, the worlds and
+#: the flights need none, and the child never imports them), in replications' worth: about
+#: 0.2 s of CPU against a replication's ~0.035 s. Measured (session 25, the default scenario,
+#: `refuge run`, 10 runs each in turn, the processes' ends timed; this process's own end
+#: after the child's rows, its summary and report, is 0.06-0.08 s): the child ended a median
+#: 0.27-0.32 s before this process at 0, 0.19 s at 4, 0.058 s at 8 and 0.062 s at 12 (20/10,
+#: 22/8 and 24/6 of 30); the wall 1.575, 1.500 and 1.550 s. An assumption elsewhere, as
+#: `FIRST_RUN_EXTRA`.
+TABLES_IMPORT = 8.0
+#: The module whose import `TABLES_IMPORT` is: loaded already (a notebook, a sweep's worker, a
+#: second run in one process), this process pays nothing for it after the fork.
+TABLES_LIBRARY = "pandas"
+
+
+def balanced(runs: int, *, writing: bool = False, importing: bool = False) -> int:
     """How many of `runs` replications a child lives so that it ends with this process, which
-    lives the others and the first run in full (`FIRST_RUN_EXTRA`), and with `writing` writes
-    its files meanwhile (`FIRST_RUN_WRITING`): at most ``runs - 1`` (a scenario has one run at
-    least)."""
+    lives the others and the first run in full (`FIRST_RUN_EXTRA`), with `writing` writes its
+    files meanwhile (`FIRST_RUN_WRITING`) and with `importing` imports the tables' libraries
+    first (`TABLES_IMPORT`): at most ``runs - 1`` (a scenario has one run at least)."""
     extra = FIRST_RUN_EXTRA + (FIRST_RUN_WRITING if writing else 0.0)
+    extra += TABLES_IMPORT if importing else 0.0
     return min(runs - 1, round((runs + extra) / 2))
 
 
@@ -77,6 +101,8 @@ def child_share(scenario: Scenario, *, split: bool | None = None, writing: bool 
         processes would hold two of them at once).
     writing
         Whether this process writes the first run's files while the child works (`balanced`).
+        Whether it imports the tables' libraries after the fork is asked of this process
+        (`TABLES_LIBRARY`).
 
     Returns
     -------
@@ -85,7 +111,8 @@ def child_share(scenario: Scenario, *, split: bool | None = None, writing: bool 
     """
     if split is False or not _aside.can_fork():
         return 0
-    share = balanced(scenario.replications, writing=writing)
+    importing = TABLES_LIBRARY not in sys.modules
+    share = balanced(scenario.replications, writing=writing, importing=importing)
     worth = share * run_agent_steps(scenario) >= MIN_CHILD_AGENT_STEPS
     if split is None and not (
         worth and run_incidents(scenario) <= STACK_INCIDENTS and _aside.spare_core()

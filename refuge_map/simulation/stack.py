@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from refuge_map.simulation._setup import World
 from refuge_map.simulation.engine import Flight, Progress, flight_options, run_flight
+from refuge_map.simulation.events import EventLog
 from refuge_map.simulation.scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Most incidents stepped in one stack: beyond some ten thousand agents a step's fixed cost is
 #: already small beside its per-agent work, and the cap bounds a stack's memory (a few KB per
@@ -106,30 +109,49 @@ def split_flight(flight: Flight, worlds: Sequence[World]) -> list[Flight]:
     """
     starts = offsets(worlds)
     run = flight.world.run
-    events = _by_run(flight.events, run[flight.events["incident"].to_numpy()], len(worlds))
+    events = _events_by_run(flight, len(worlds))
     tracks = flight.tracks
     track_run = run[tracks["incident"].astype(np.intp)] if len(tracks["incident"]) else None
     receptions = flight.reception.split()
     flights = []
     for r, (world, start) in enumerate(zip(worlds, starts, strict=True)):
-        own_events = events(r)
-        own_events["incident"] = own_events["incident"].to_numpy() - start
         mine = None if track_run is None else track_run == r
         if mine is None or not mine.any():  # as a flight without rows gives them
             own = {name: np.empty(0) for name in tracks}
         else:
             own = {name: column[mine] for name, column in tracks.items()}
             own["incident"] = own["incident"] - start
-        outcomes = flight.outcomes.iloc[start : start + world.n].copy()
-        outcomes.index = pd.RangeIndex(world.n, name=flight.outcomes.index.name)
-        flights.append(Flight(world, own_events, own, outcomes, flight.dt_s, receptions[r]))
+        rows = slice(start, start + world.n)
+        outcomes = {name: column[rows] for name, column in flight.outcome_columns.items()}
+        flights.append(Flight(world, events(r, start), own, outcomes, flight.dt_s, receptions[r]))
     return flights
+
+
+def _events_by_run(flight: Flight, runs: int) -> Callable[[int, int], EventLog | pd.DataFrame]:
+    """A function giving each run's events (`Flight.log`) from the stacked `flight`'s, given
+    the run and the number of its first incident in the stack: where the stack logged none
+    (its runs' events nobody reads), the empty log itself, made a table by whoever reads it;
+    else the run's rows of the stack's table (`_by_run`), its incidents numbered from 0."""
+    if isinstance(flight.log, EventLog) and not flight.log.events:
+        empty = flight.log
+        return lambda r, start: empty
+    run = flight.world.run
+    rows = _by_run(flight.events, run[flight.events["incident"].to_numpy()], runs)
+
+    def own(r: int, start: int) -> pd.DataFrame:
+        events = rows(r)
+        events["incident"] = events["incident"].to_numpy() - start
+        return events
+
+    return own
 
 
 def _by_run(frame: pd.DataFrame, run: NDArray[np.intp], runs: int) -> Callable[[int], pd.DataFrame]:
     """A function giving the rows of `frame` of each run (`run` per row, from 0 to `runs` - 1),
     in their order and numbered from 0, each categorical column with its run's texts only (as
     the run's own flight has them). The rows are sorted by run once; a run's are a slice."""
+    import pandas as pd
+
     order = np.argsort(run, kind="stable")
     bounds = np.searchsorted(run[order], np.arange(runs + 1))
     columns: dict[str, tuple[Any, pd.Index | None]] = {}

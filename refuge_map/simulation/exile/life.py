@@ -9,7 +9,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from geo import to_lonlat
@@ -27,6 +26,8 @@ from refuge_map.simulation.scenario_exile import ExileOptions
 from refuge_map.simulation.seeds import streams
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from refuge_map.simulation._setup import World
     from refuge_map.simulation.engine import Flight
 
@@ -70,6 +71,8 @@ class ExileLife:
     def ledger(self) -> pd.DataFrame:
         """Rent paid to the Levites (Mishnah Makkot 2:8), one row per stay in a city, by
         incident and the year the stay began; empty under R. Meir."""
+        import pandas as pd
+
         return pd.DataFrame(self.rent)
 
     @property
@@ -105,6 +108,8 @@ def _residence(events: pd.DataFrame, world: World) -> pd.DataFrame:
     goings-out, moves, rent, release, death, the horizon), in time order per manslayer:
     incident, kind, city, ``years_since_killing``, where (WGS84 ``lon``/``lat``), rule,
     citation."""
+    import pandas as pd
+
     rows = events[(events["role"] == "fugitive") & events["kind"].isin(RESIDENCE_KINDS)]
     incident = rows["incident"].to_numpy(np.int64)
     lon, lat = to_lonlat(rows["x"].to_numpy(float), rows["y"].to_numpy(float))
@@ -256,13 +261,15 @@ def _live(
     return people, successions, city
 
 
-def _together(flights: Sequence[Flight]) -> tuple[World, pd.DataFrame]:
-    """The world and the outcomes of the flights' runs end to end (one run's as they are)."""
+def _together(flights: Sequence[Flight]) -> tuple[World, dict[str, NDArray[Any]]]:
+    """The world and the outcome columns of the flights' runs end to end (one run's as they
+    are)."""
     if len(flights) == 1:
-        return flights[0].world, flights[0].outcomes
+        return flights[0].world, flights[0].outcome_columns
     # here, not at the top: the stack module loads the flight engine, which the exile's
     # other users (a run read back from its folder) do not need
     from refuge_map.simulation.stack import stack_worlds
 
-    outcomes = pd.concat([f.outcomes for f in flights], ignore_index=True)
+    columns = flights[0].outcome_columns
+    outcomes = {k: np.concatenate([f.outcome_columns[k] for f in flights]) for k in columns}
     return stack_worlds([f.world for f in flights]), outcomes

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from geo.arrays import Bools, Floats, Ints
@@ -29,8 +28,10 @@ from refuge_map.simulation.priesthood import YEAR_S
 from refuge_map.simulation.scenario_exile import ExileOptions
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from refuge_map.simulation._setup import World
-    from refuge_map.simulation.engine import Flight
+    from refuge_map.simulation.engine import Flight, Outcomes
 
 
 def _drawn(
@@ -100,15 +101,15 @@ class Manslayers:
     def draw(
         cls,
         world: World,
-        outcomes: pd.DataFrame,
+        outcomes: Outcomes,
         options: ExileOptions,
         rulings: list[Ruling],
         rngs: Sequence[dict[str, np.random.Generator]],
     ) -> Manslayers:
         """The facts of every incident's case and the manslayer's age, lineage, office and
-        death; the flight's end (`world`, `outcomes`: `Flight.outcomes`) decides who is already
-        dead or still on the road. With several runs' streams (`rngs`), their incidents end to
-        end (`exile.runs`, `world.run`), each run's drawn from its own as alone."""
+        death; the flight's end (`world`, `outcomes`: `Flight.outcome_columns`) decides who is
+        already dead or still on the road. With several runs' streams (`rngs`), their incidents
+        end to end (`exile.runs`, `world.run`), each run's drawn from its own as alone."""
         cases = [choice.case for choice in options.cases]
         sizes = np.bincount(world.run, minlength=len(rngs)).tolist()
         drawn = [_drawn(options, size, r) for size, r in zip(sizes, rngs, strict=True)]
@@ -121,7 +122,7 @@ class Manslayers:
         )
         reasons = [(r.consequences and r.consequences.life_exile_reason) or "" for r in rulings]
         city = codes_of(outcomes["city"], world.city_ids)
-        flight_end = outcomes["outcome"].to_numpy()
+        flight_end = np.asarray(outcomes["outcome"], dtype=object)
         outcome = np.select(
             [flight_end == CAPTURE, flight_end == HORIZON],
             ["caught_in_flight", "flight_unfinished"],
@@ -191,7 +192,7 @@ class Manslayers:
         released = headline["outcome"] == "released"
         return {
             "outcome": headline["outcome"],
-            "fled_to": flight.outcomes["heading"].to_numpy(str),
+            "fled_to": np.asarray(flight.outcome_columns["heading"], dtype=str),
             "city": np.where(self.city >= 0, flight.world.city_names(self.city), ""),
             "case": labels[self.case],
             "verdict": np.where(self.tried, self.verdict, ""),
@@ -222,6 +223,8 @@ class Manslayers:
 def manslayer_table(columns: dict[str, NDArray[Any]]) -> pd.DataFrame:
     """One row per incident (index ``incident``): his outcome, case, verdict, term and life in
     the city, from `Manslayers.columns`."""
+    import pandas as pd
+
     frame = pd.DataFrame(columns)
     frame.index.name = "incident"
     return frame

@@ -11,7 +11,6 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from refuge_map.simulation.events import EXILE_OUTCOMES, LIFE_REASONS, codes_of
@@ -85,7 +84,7 @@ def _counts(codes: NDArray[np.intp]) -> dict[str, int]:
 def _counts_by(key: NDArray[Any], codes: NDArray[np.intp]) -> dict[str, dict[str, int]]:
     """`_counts` of the manslayers of each value of `key` but "" (in text order)."""
     given = key != ""
-    group, names = pd.factorize(key[given], sort=True)
+    names, group = np.unique(key[given], return_inverse=True)
     return {str(name): _counts(codes[given][group == k]) for k, name in enumerate(names)}
 
 

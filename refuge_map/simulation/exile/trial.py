@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from geo.arrays import Bools, Floats, Ints
@@ -30,6 +29,7 @@ from refuge_map.simulation.travel import DAY_S, arrival_s
 
 if TYPE_CHECKING:
     from refuge_map.simulation._setup import World
+    from refuge_map.simulation.engine import Outcomes
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class TrialLeg:
 def trial(
     log: EventLog,
     world: World,
-    outcomes: pd.DataFrame,
+    outcomes: Outcomes,
     people: Manslayers,
     options: ExileOptions,
     succession: Successions,
@@ -156,16 +156,18 @@ def trial(
     rng: RunStreams,
 ) -> tuple[Ints, Floats]:
     """Fetch every arrived manslayer to trial and back (Numbers 35:24-25); return the exiles
-    and when they are back in their city (years). `world` and `outcomes` (`Flight.outcomes`)
+    and when they are back in their city (years). `world` and `outcomes` (`Flight.outcome_columns`)
     are those of the flight."""
-    arrived = np.flatnonzero(outcomes["outcome"].to_numpy(str) == ARRIVAL)
-    end_xy = np.column_stack([outcomes["x"].to_numpy(float), outcomes["y"].to_numpy(float)])
+    arrived = np.flatnonzero(np.asarray(outcomes["outcome"], dtype=str) == ARRIVAL)
+    end_xy = np.column_stack([np.asarray(outcomes[k], dtype=float) for k in ("x", "y")])
     leg = Leg.of(world, end_xy)
-    avenger_off = outcomes["deterred"].to_numpy(bool) | outcomes["gave_up"].to_numpy(bool)
-    walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
-    fetch_s = outcomes["end_s"].to_numpy(float)[arrived] + DAY_S * rng.rows(arrived).uniform(
-        *options.trial.days_until_trial, len(arrived)
+    avenger_off = np.asarray(outcomes["deterred"], dtype=bool) | np.asarray(
+        outcomes["gave_up"], dtype=bool
     )
+    walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
+    fetch_s = np.asarray(outcomes["end_s"], dtype=float)[arrived] + DAY_S * rng.rows(
+        arrived
+    ).uniform(*options.trial.days_until_trial, len(arrived))
     start_xy = end_xy[arrived]
     city_names = world.city_names(people.city[arrived])
     log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
