@@ -15,22 +15,34 @@ the same arithmetic and the same bits. (numba's maintainers discussed the same d
 numba/numba#9806: the refresh matters for a cache hit only with object mode, which no kernel
 here uses.)
 
+The runtime's own library, which numba compiles with LLVM in every process (20-25 ms), is kept
+in geo's cache as machine code and loaded from it (`initialize_runtime`).
+
 `_Cache` stands on numba's internals (0.68's: `FunctionCache._load_overload` and
-`_guard_against_spurious_io_errors`, `rtsys.initialize`, a dispatcher's ``_cache``), which a
-later numba may move: where one is missing, `kernel` is numba's plain ``njit(cache=True)``, the
-same code from the same cache, a hit loaded at numba's own cost (`lean_loading`).
+`_guard_against_spurious_io_errors`, `rtsys.initialize`, a dispatcher's ``_cache``; for the
+runtime, ``rtsys._init`` and ``_library``, `nrtdynmod.create_nrt_module` and the C helpers of
+``nrt._nrt``), which a later numba may move: where one is missing, `kernel` is numba's plain
+``njit(cache=True)``, the same code from the same cache, a hit loaded at numba's own cost
+(`lean_loading`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from functools import partial
 from types import ModuleType
 from typing import Any, TypeVar
 
+import llvmlite
+import llvmlite.binding as ll
+import numba
 from numba import njit
-from numba.core import types
+from numba.core import config, types
 from numba.core.caching import FunctionCache, NullCache
-from numba.core.runtime import rtsys
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.runtime import nrt, nrtdynmod, rtsys
+
+from geo import _cache
 
 Loop = TypeVar("Loop", bound=Callable[..., Any])
 
@@ -40,19 +52,78 @@ class _Cache(FunctionCache):
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         """The compiled result of `sig` from the cache (None where it has none), numba's
-        runtime initialized first (what the loaded code calls), not the compiler's
-        registries."""
-        rtsys.initialize(target_context)
+        runtime initialized first (what the loaded code calls, `initialize_runtime`), not
+        the compiler's registries."""
+        initialize_runtime(target_context)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
 
 
+def initialize_runtime(target_context: Any) -> None:
+    """Initialize numba's runtime (NRT) as ``rtsys.initialize`` does, its library's machine
+    code from geo's cache (`geo._cache`, keyed by `_runtime_key`) where it has it, else
+    compiled and kept there.
+
+    numba compiles that library (the runtime's atomic reference counts, 6 KB of machine code)
+    with LLVM in every process, before the first kernel is loaded: 20-25 ms of every run's
+    start, before its child is forked. Loaded, it is the same machine code, made by the same
+    numba and LLVM for this CPU. Where numba counts its allocations (``NUMBA_NRT_STATS``),
+    numba initializes it itself.
+    """
+    if rtsys._init:
+        return
+    if getattr(config, "NRT_STATS", False):
+        rtsys.initialize(target_context)
+        return
+    with global_compiler_lock:  # numba's, as for its own initialization (reentrant)
+        for name, address in nrt._nrt.c_helpers.items():  # the C helpers the code calls
+            ll.add_symbol(name if name.startswith("_") else f"NRT_{name}", address)
+        built: list[Any] = []
+        code = _cache.cached(
+            partial(_runtime_code, target_context, built),
+            kind=tuple,
+            files=(),
+            params=_runtime_key(target_context),
+        )
+        # just compiled: that library is loaded already (loading its code again would
+        # define its functions twice)
+        library = built[0] if built else target_context.codegen().unserialize_library(code)
+        rtsys._library, rtsys._init = library, True
+
+
+def _runtime_code(target_context: Any, built: list[Any]) -> tuple[Any, ...]:
+    """Compile numba's runtime library as numba does (`nrtdynmod.compile_nrt_functions`), its
+    machine code kept: the library appended to `built`, its serialized form returned."""
+    ir_module, library = nrtdynmod.create_nrt_module(target_context)
+    library.enable_object_caching()
+    library.add_ir_module(ir_module)
+    library.finalize()
+    built.append(library)
+    return tuple(library.serialize_using_object_code())
+
+
+def _runtime_key(target_context: Any) -> tuple[str, ...]:
+    """What the runtime's machine code depends on: numba's and LLVM's (llvmlite's) versions
+    and this machine's target (triple, CPU and its features: numba's own cache key's)."""
+    triple, cpu, features = target_context.codegen().magic_tuple()
+    return ("numba runtime", numba.__version__, llvmlite.__version__, triple, cpu, features)
+
+
 def lean_loading() -> bool:
-    """Whether this numba has the internals `_Cache` calls (else `kernel` is numba's plain
-    ``njit(cache=True)``)."""
-    return callable(getattr(rtsys, "initialize", None)) and all(
-        callable(getattr(FunctionCache, name, None))
-        for name in ("_load_overload", "_guard_against_spurious_io_errors", "_index_key")
+    """Whether this numba has the internals `_Cache` and `initialize_runtime` call (else
+    `kernel` is numba's plain ``njit(cache=True)``)."""
+    runtime = (
+        isinstance(getattr(rtsys, "_init", None), bool)
+        and callable(getattr(nrtdynmod, "create_nrt_module", None))
+        and isinstance(getattr(getattr(nrt, "_nrt", None), "c_helpers", None), dict)
+    )
+    return (
+        runtime
+        and callable(getattr(rtsys, "initialize", None))
+        and all(
+            callable(getattr(FunctionCache, name, None))
+            for name in ("_load_overload", "_guard_against_spurious_io_errors", "_index_key")
+        )
     )
 
 

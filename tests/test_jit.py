@@ -53,8 +53,9 @@ print(json.dumps(found))
 """
 
 
-def _probe(folder: Path, prelude: str = "") -> dict[str, object]:
+def _probe(folder: Path, prelude: str = "", **environ: str) -> dict[str, object]:
     env = os.environ | {"NUMBA_CACHE_DIR": str(folder / "cache"), "PYTHONPATH": str(folder)}
+    env |= environ
     done = subprocess.run(
         [sys.executable, "-c", _PROBE.format(prelude=prelude)],
         capture_output=True,
@@ -79,6 +80,33 @@ def test_a_kernel_compiles_then_loads_from_the_cache_with_the_same_results(tmp_p
     assert loaded["doubled"] == compiled["doubled"] == [2.0 * v for v in _linspace()]
 
 
+#: A prelude that refuses numba's compilation of its runtime's library.
+_NO_RUNTIME_COMPILED = """
+from numba.core.runtime import nrtdynmod
+def refuse(*args):
+    raise AssertionError("the runtime's library was compiled")
+nrtdynmod.create_nrt_module = nrtdynmod.compile_nrt_functions = refuse
+"""
+
+
+def test_the_runtimes_library_is_compiled_once_then_loaded_from_geos_cache(
+    tmp_path: Path,
+) -> None:
+    """numba's runtime (what loaded kernels call) has its library compiled in the first
+    process and loaded from geo's cache in the next, its compilation refused there, with the
+    kernels' same results; with the cache off each process compiles it."""
+    (tmp_path / "kernels.py").write_text(_KERNEL)
+    cache = str(tmp_path / "geo-cache")
+    compiled = _probe(tmp_path, REFUGE_MAP_CACHE=cache)
+    assert len(list(Path(cache).glob("network-*.pickle"))) == 1  # the runtime's entry
+    loaded = _probe(tmp_path, _NO_RUNTIME_COMPILED, REFUGE_MAP_CACHE=cache)
+    assert (loaded["hits"], loaded["compiler_loaded"]) == (2, False)
+    assert loaded["weighted"] == compiled["weighted"]
+    assert loaded["doubled"] == compiled["doubled"] == [2.0 * v for v in _linspace()]
+    with pytest.raises(subprocess.CalledProcessError, match="exit status 1"):
+        _probe(tmp_path, _NO_RUNTIME_COMPILED, REFUGE_MAP_CACHE="off")
+
+
 def _linspace() -> list[float]:
     import numpy as np
 
@@ -94,9 +122,10 @@ def test_a_numba_without_the_internals_the_lean_loading_calls_is_told() -> None:
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(jit, "FunctionCache", without)
             assert not jit.lean_loading()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(jit, "rtsys", object())
-        assert not jit.lean_loading()
+    for module in ("rtsys", "nrtdynmod", "nrt"):  # the runtime's, `initialize_runtime`'s
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(jit, module, object())
+            assert not jit.lean_loading()
 
 
 def test_without_them_a_kernel_is_numbas_own_cached_njit_with_the_same_results(
