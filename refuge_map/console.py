@@ -2,9 +2,9 @@
 environment set (`PROCESS_DEFAULTS`) before anything that reads it is imported, then the
 command line (`refuge_map.cli.script`).
 
-It is a module of its own because importing `refuge_map.cli` already reads part of that
-environment: its commands' options name the law's opinions, and defining the law's first
-pydantic model makes pydantic look for its plugins.
+It is a module of its own because importing `refuge_map.cli` loads what reads part of that
+environment: its commands' options name the law's opinions, pydantic models whose first
+validator built (at a command's first input read) makes pydantic look for its plugins.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import NoReturn
 BLAS_THREADS = "OPENBLAS_NUM_THREADS"
 #: The environment variable of Arrow's default memory pool (read at its first use).
 ARROW_POOL = "ARROW_DEFAULT_MEMORY_POOL"
-#: The environment variable of pydantic's plugins (read when its first model is defined).
+#: The environment variable of pydantic's plugins (read when its first validator is built).
 PYDANTIC_PLUGINS = "PYDANTIC_DISABLE_PLUGINS"
 #: What the console script's process and its children run with, unless the user set it.
 PROCESS_DEFAULTS = {BLAS_THREADS: "1", ARROW_POOL: "system", PYDANTIC_PLUGINS: "__all__"}
@@ -42,10 +42,11 @@ def set_process_defaults() -> None:
     turn): system time 0.36 -> 0.31 s, the wall a median 0.97x.
 
     No pydantic plugins: pydantic finds them by reading the entry points of every installed
-    distribution when its first model is defined. In the project's environment (204
-    distributions) that cost importing `refuge_map.cli` 25-35 ms (0.15-0.18 -> 0.125-0.13 s),
-    about 10 ms of a `refuge run`'s start, which reads the libraries' metadata for its
-    network's cache key anyway; more in a larger environment. A plugin only watches
+    distribution when its first validator is built (a model's, at its first validation:
+    `refuge_map._strict.Strict`). In the project's environment (204 distributions) that cost
+    importing `refuge_map.cli` 25-35 ms (0.15-0.18 -> 0.125-0.13 s, when the models' validators
+    were built at import), about 10 ms of a `refuge run`'s start, which reads the libraries'
+    metadata for its network's cache key anyway; more in a larger environment. A plugin only watches
     validations (it cannot change what a model holds), and the command's models are its own
     input's. ``PYDANTIC_DISABLE_PLUGINS=`` (empty) in the environment runs a command with
     them.

@@ -105,7 +105,8 @@ class ContradictoryFactsError(ValueError):
 
 
 class _Facts(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built at the first validation, not at import (`refuge_map._strict.Strict`)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class _Person(_Facts):

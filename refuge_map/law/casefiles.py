@@ -26,7 +26,8 @@ def cases_dir() -> Path:
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built at the first validation, not at import (`refuge_map._strict.Strict`)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class SeedQuote(_Frozen):

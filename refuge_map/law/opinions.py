@@ -44,7 +44,8 @@ class Opinions(BaseModel):
     """Which sage to follow in each named dispute; the defaults follow the anonymous Mishnah or
     the majority where there is one (see `DISPUTES` for each reason)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built at the first validation, not at import (`refuge_map._strict.Strict`)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     blade: Literal["sages", "rabbi"] = _dispute(
         "sages",

@@ -11,7 +11,8 @@ ExileWithin = Literal["city_of_refuge", "neighbourhood", "another_city"]
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # built at the first validation, not at import (`refuge_map._strict.Strict`)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class TraceStep(_Frozen):
