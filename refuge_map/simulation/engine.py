@@ -217,11 +217,11 @@ class Flight:
         asylum), captured.
     outcome_columns
         The columns of `outcomes`, one value per incident: ``outcome`` (``arrival``,
-        ``capture``, ``horizon``), ``city`` (where he found refuge, "" otherwise),
-        ``heading`` (the city he ran for, or "tree"),
-        ``end_s`` (time of arrival or death; NaN at the horizon), ``run_m`` (metres he ran),
-        ``deterred`` (the escorts turned his avenger back), ``gave_up`` (his avenger gave up
-        the pursuit, Deuteronomy 19:6), metric ``x``/``y`` at the end.
+        ``capture``, ``horizon``), ``city`` (where he found refuge, "" otherwise), ``heading``
+        (the city he ran for, or "tree"), ``end_s`` (time of arrival or death; NaN at the
+        horizon), ``run_m`` (metres he ran), ``deterred`` (the escorts turned his avenger
+        back), ``gave_up`` (his avenger gave up the pursuit, Deuteronomy 19:6), metric
+        ``x``/``y`` at the end.
     dt_s
         The time step, seconds.
     reception
