@@ -224,14 +224,20 @@ class RefugeNetwork:
         # called only for an attribute not set: of a network loaded from a pickle, a frame
         # or `roads` (pickled apart, `__getstate__`)
         if name in FRAMES and "_pickled_frames" in self.__dict__:
-            self.__dict__.update(pickle.loads(self.__dict__.pop("_pickled_frames")))
+            self._read_frames()
             return getattr(self, name)
         if name != "roads" or "_pickled_roads" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        self._road_frames  # noqa: B018  # unpickled now, so that it is not restored later
+        self._read_frames()  # now, so that the road frames dropped here are not restored later
         self.__dict__.pop("_road_frames", None)  # the graph is the user's now, to change
         self.roads = pickle.loads(self.__dict__.pop("_pickled_roads"))
         return self.roads
+
+    def _read_frames(self) -> None:
+        """Unpickle the frames pickled apart (`__getstate__`), if they still are."""
+        pickled = self.__dict__.pop("_pickled_frames", None)
+        if pickled is not None:
+            self.__dict__.update(pickle.loads(pickled))
 
     def road_frames(self) -> tuple[gpd.GeoDataFrame, gpd.GeoDataFrame]:
         """The road graph's node and edge frames (`graph_to_gdfs`), in the network's CRS:

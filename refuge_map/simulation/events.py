@@ -366,12 +366,11 @@ class EventLog:
 
 def _rows_of(value: Any, kept: NDArray[np.bool_]) -> Any:
     """The `kept` rows of an event's field: an array's, a `Coded` field's codes (its texts
-    as they are), a categorical's; a scalar stands for all rows still."""
-    import pandas as pd
-
+    as they are), a categorical's; a scalar stands for all rows still. (Asked of its ``ndim``,
+    not its type: a stack's first run logs in a process that has not imported pandas yet.)"""
     if isinstance(value, Coded):
         return Coded(value.codes[kept], value.texts)
-    if isinstance(value, np.ndarray | pd.Categorical) and np.ndim(value):
+    if getattr(value, "ndim", 0):  # an array's or a categorical's (a number's or text's is 0)
         return value[kept]
     return value
 

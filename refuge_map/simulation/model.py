@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from refuge_map._aside import aside
 from refuge_map.simulation._setup import build_world
@@ -28,9 +27,6 @@ from refuge_map.simulation.run import Run, make_run, overall_of
 from refuge_map.simulation.scenario import Scenario, run_incidents
 from refuge_map.simulation.split import child_share
 from refuge_map.simulation.stack import chunks, fly_stacked
-
-if TYPE_CHECKING:
-    pass
 
 
 def simulate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
+from typing import Annotated, Literal, TypeAlias
 
 from pydantic import AfterValidator, Field, GetPydanticSchema, model_validator
 
@@ -21,9 +21,6 @@ from refuge_map.simulation.priesthood import (
     OfficeChain,
 )
 from refuge_map.simulation.provenance import assumed, setting, sourced
-
-if TYPE_CHECKING:
-    pass
 
 #: The choices of each dispute, from the registry (`refuge_map.opinions.DISPUTES`): a word that
 #: pydantic checks against the dispute's choices (`Dispute.choice`).
