@@ -17,10 +17,11 @@ import yaml
 from refuge_map.simulation import Run, Scenario, simulate
 from refuge_map.simulation import reception as reception_module
 from refuge_map.simulation._setup import build_world
+from refuge_map.simulation.engine import flight_options, run_flight
 from refuge_map.simulation.io import write_run
 from refuge_map.simulation.model import after_flight, replicate
 from refuge_map.simulation.replications import across, headline, replication_seeds
-from refuge_map.simulation.stack import chunks, fly_stacked, stack_worlds
+from refuge_map.simulation.stack import chunks, fly_stacked, split_flight, stack_worlds
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "data" / "scenarios"
 
@@ -202,3 +203,17 @@ def test_a_run_not_logged_keeps_no_event_and_flies_the_same(case: str) -> None:
         assert len(full.events) > 0 and len(lean.events) == 0
         assert list(lean.events.columns) == list(full.events.columns)
         assert [d.name for d in lean.events.dtypes] == [d.name for d in full.events.dtypes]
+
+
+def test_a_stacks_events_read_before_it_is_split_are_each_runs_still() -> None:
+    """Reading a stacked flight's events makes their table and empties its log
+    (`Flight.events`): split after, each run has its own events, as split unread."""
+    scenario = Scenario.model_validate(CASES["default_small"])
+    worlds = [build_world(scenario, seed) for seed in replication_seeds(scenario)]
+    stacked = stack_worlds(worlds)
+    unread = split_flight(run_flight(stacked, **flight_options(scenario)), worlds)
+    read = run_flight(stacked, **flight_options(scenario))
+    assert len(read.events) == sum(len(f.events) for f in unread) > 0
+    for before, after in zip(unread, split_flight(read, worlds), strict=True):
+        assert len(before.events) > 0
+        pd.testing.assert_frame_equal(after.events, before.events)

@@ -129,10 +129,12 @@ def split_flight(flight: Flight, worlds: Sequence[World]) -> list[Flight]:
 
 def _events_by_run(flight: Flight, runs: int) -> Callable[[int, int], EventLog | pd.DataFrame]:
     """A function giving each run's events (`Flight.log`) from the stacked `flight`'s, given
-    the run and the number of its first incident in the stack: where the stack logged none
-    (its runs' events nobody reads), the empty log itself, made a table by whoever reads it;
-    else the run's rows of the stack's table (`_by_run`), its incidents numbered from 0."""
-    if isinstance(flight.log, EventLog) and not flight.log.events:
+    the run and the number of its first incident in the stack: where the stack's log keeps
+    none (`EventLog.keep`: its runs' events nobody reads), that empty log itself, made a table
+    by whoever reads it; else the run's rows of the stack's table (`_by_run`), its incidents
+    numbered from 0. (Asked of what the log keeps, not of what it holds now: a log whose
+    events were read is empty, its table in `Flight.events`.)"""
+    if isinstance(flight.log, EventLog) and flight.log.keep is False:
         empty = flight.log
         return lambda r, start: empty
     run = flight.world.run

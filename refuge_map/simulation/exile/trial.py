@@ -156,18 +156,16 @@ def trial(
     rng: RunStreams,
 ) -> tuple[Ints, Floats]:
     """Fetch every arrived manslayer to trial and back (Numbers 35:24-25); return the exiles
-    and when they are back in their city (years). `world` and `outcomes` (`Flight.outcome_columns`)
-    are those of the flight."""
+    and when they are back in their city (years). `world` and `outcomes`
+    (`Flight.outcome_columns`) are those of the flight."""
     arrived = np.flatnonzero(np.asarray(outcomes["outcome"], dtype=str) == ARRIVAL)
     end_xy = np.column_stack([np.asarray(outcomes[k], dtype=float) for k in ("x", "y")])
     leg = Leg.of(world, end_xy)
-    avenger_off = np.asarray(outcomes["deterred"], dtype=bool) | np.asarray(
-        outcomes["gave_up"], dtype=bool
-    )
+    deterred, gave_up = (np.asarray(outcomes[k], dtype=bool) for k in ("deterred", "gave_up"))
+    avenger_off = deterred | gave_up
     walk = TrialLeg(log, people, leg, options.trial, rng, avenger_off, world.plea, world.plea_p)
-    fetch_s = np.asarray(outcomes["end_s"], dtype=float)[arrived] + DAY_S * rng.rows(
-        arrived
-    ).uniform(*options.trial.days_until_trial, len(arrived))
+    waited_s = DAY_S * rng.rows(arrived).uniform(*options.trial.days_until_trial, len(arrived))
+    fetch_s = np.asarray(outcomes["end_s"], dtype=float)[arrived] + waited_s
     start_xy = end_xy[arrived]
     city_names = world.city_names(people.city[arrived])
     log.event("trial_start", arrived, "fugitive", fetch_s, start_xy, city=city_names, inside=True)
